@@ -1,0 +1,128 @@
+"""Derived facts: what needs more than one fact to see (skew across nodes, per-node summaries, lagging ranks).
+
+Rules only compare fields; anything that needs counting or grouping is computed here, once,
+by the functions in AGGREGATORS, each a pure function of the facts gathered so far.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Callable, Iterable
+
+from doctor.facts import Fact
+from doctor.facts.collective import CollectiveProgress, CollectiveTimeout, RankLag
+from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, VersionSkew
+from doctor.facts.launch import HostName, HostsEntry, LaunchOption, RendezvousEndpoint
+from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclLog, NcclNet, NcclSummary, NcclVersion
+from doctor.facts.topo import TopoLink, TopoSummary
+
+_IB_ENV = ("NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_TC", "NCCL_IB_SL", "NCCL_NET_GDR_LEVEL")
+
+
+def _of(facts: Iterable[Fact], cls: type[Fact]) -> list:
+    return [f for f in facts if isinstance(f, cls)]
+
+
+def version_skew(facts: list[Fact]) -> list[Fact]:
+    """Same package, different versions on different nodes (NCCL versions from logs count too)."""
+    seen: dict[str, dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
+    for f in _of(facts, PackageVersion):
+        seen[f.name][f.version].append(f)
+    for f in _of(facts, NcclVersion):
+        seen["nccl (runtime)"][f.version].append(f)
+    out: list[Fact] = []
+    for name, by_version in sorted(seen.items()):
+        nodes = {v: {f.node for f in fs} for v, fs in by_version.items()}
+        if len(by_version) < 2 or len(set().union(*nodes.values())) < 2:
+            continue
+        text = ", ".join(f"{v} ({len(n)} node{'s' if len(n) > 1 else ''}: {', '.join(sorted(n)[:3])})"
+                         for v, n in sorted(nodes.items()))
+        witness = sorted(by_version.items())[-1][1][0]
+        out.append(VersionSkew(node="", origin=witness.origin, name=name, versions=text, count=len(by_version)))
+    return out
+
+
+def nccl_summary(facts: list[Fact]) -> list[Fact]:
+    """Per node with NCCL output: which network and GDR it used, whether IB was configured anywhere in the job."""
+    logs = _of(facts, NcclLog)
+    if not logs:
+        return []
+    ib_configured = any(isinstance(f, EnvVar) and f.name in _IB_ENV and f.value not in ("", "0") for f in facts) or \
+        any(isinstance(f, EnvVar) and f.name == "NCCL_IB_DISABLE" and f.value == "0" for f in facts) or \
+        any(isinstance(f, ContainerDevice) and f.name in ("/dev/infiniband", "rdma_resource") for f in facts)
+    out: list[Fact] = []
+    for log in logs:
+        mine = [f for f in facts if f.node == log.node]
+        nets = {f.net for f in _of(mine, NcclNet)} | {f.transport.split("/")[1] for f in _of(mine, NcclChannel) if f.remote}
+        out.append(NcclSummary(
+            node=log.node, origin=log.origin, info_lines=log.info_lines,
+            ib_used="IB" in nets, socket_used="Socket" in nets,
+            gdr_seen=any(f.gdr for f in _of(mine, NcclChannel)) or any(f.enabled for f in _of(mine, GdrState)),
+            net_channels=sum(1 for f in _of(mine, NcclChannel) if f.remote),
+            ib_configured=ib_configured or any(f.reason == "no_device" for f in _of(mine, IbUnavailable))))
+    return out
+
+
+def topo_summary(facts: list[Fact]) -> list[Fact]:
+    by_node: dict[str, list[TopoLink]] = defaultdict(list)
+    for f in _of(facts, TopoLink):
+        by_node[f.node].append(f)
+    out: list[Fact] = []
+    for node, links in by_node.items():
+        gpus = {l.gpu_a for l in links} | {l.gpu_b for l in links}
+        out.append(TopoSummary(node=node, origin=links[0].origin, gpus=len(gpus), pairs=len(links),
+                               nvlink_pairs=sum(l.path == "nvlink" for l in links),
+                               pcie_switch_pairs=sum(l.path == "pcie_switch" for l in links),
+                               host_pairs=sum(l.path in ("host_bridge", "numa", "cross_socket") for l in links)))
+    return out
+
+
+def rank_lag(facts: list[Fact]) -> list[Fact]:
+    """Ranks whose last collective is behind the others' (watchdog SeqNum or last enqueued work)."""
+    seqs: dict[int, tuple[int, Fact]] = {}
+    for f in _of(facts, CollectiveProgress):
+        if f.rank >= 0 and f.last_enqueued >= 0:
+            seqs[f.rank] = max(seqs.get(f.rank, (-1, f)), (f.last_enqueued, f), key=lambda x: x[0])
+    if not seqs:
+        for f in _of(facts, CollectiveTimeout):
+            if f.rank >= 0 and f.seq >= 0:
+                seqs[f.rank] = max(seqs.get(f.rank, (-1, f)), (f.seq, f), key=lambda x: x[0])
+    if len(seqs) < 2:
+        return []
+    top = max(s for s, _ in seqs.values())
+    return [RankLag(node=f.node, rank=rank, origin=f.origin, seq=s, max_seq=top)
+            for rank, (s, f) in sorted(seqs.items()) if s < top]
+
+
+def rendezvous_endpoint(facts: list[Fact]) -> list[Fact]:
+    """Check a launcher's rendezvous/master host against this host's name and its /etc/hosts."""
+    hostnames = {f.name for f in _of(facts, HostName)}
+    if not hostnames:
+        return []
+    env = {f.name: f.value for f in _of(facts, EnvVar)}
+    entries = {f.name for f in _of(facts, HostsEntry)}
+    out: list[Fact] = []
+    for opt in _of(facts, LaunchOption):
+        if opt.name not in ("rdzv_endpoint", "master_addr", "main_process_ip"):
+            continue
+        value = opt.value
+        if value.startswith("$"):
+            value = env.get(value.strip("${}"), value)
+        host, _, port = value.rpartition(":") if value.count(":") == 1 else (value, "", "")
+        host = host or value
+        out.append(RendezvousEndpoint(node=opt.node, origin=opt.origin, host=host, port=int(port) if port.isdigit() else -1,
+                                      backend="c10d" if opt.name == "rdzv_endpoint" else "static",
+                                      matches_hostname=host in hostnames, in_hosts_file=host in entries))
+    return out
+
+
+AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
+    version_skew, nccl_summary, topo_summary, rank_lag, rendezvous_endpoint,
+)
+
+
+def aggregate(facts: list[Fact]) -> list[Fact]:
+    """facts plus every derived fact."""
+    derived: list[Fact] = []
+    for step in AGGREGATORS:
+        derived.extend(step(facts))
+    return facts + derived

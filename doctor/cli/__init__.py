@@ -1,0 +1,66 @@
+"""Command line: one module per verb, listed in COMMANDS. main() turns every DoctorError into one line + exit code."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Callable
+
+from doctor import __version__
+from doctor.cli.exit_codes import ExitCode
+from doctor.errors import DoctorError
+
+# verb -> (module, one-line help). Modules are imported only when their verb runs, so `doctor --help`
+# and `doctor analyze` never import torch, pynvml or textual.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "analyze": ("doctor.cli.analyze", "diagnose uploaded logs and artifacts (files, folders, .tar.gz/.zip)"),
+    "rules": ("doctor.cli.rules", "list the rule base"),
+    "explain": ("doctor.cli.explain", "show one rule: why, fix, example"),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="doctor", description="Troubleshoot distributed GPU training: read the logs, name the cause.")
+    parser.add_argument("--version", action="version", version=f"doctor {__version__}")
+    parser.add_argument("--traceback", action="store_true", help="show Python tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, (module, help_text) in COMMANDS.items():
+        cmd = sub.add_parser(name, help=help_text, description=help_text)
+        cmd.set_defaults(_module=module)
+        _arguments(module)(cmd)
+    return parser
+
+
+def _arguments(module: str) -> Callable[[argparse.ArgumentParser], None]:
+    return importlib.import_module(module).add_arguments  # type: ignore[no-any-return]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_module", None):
+        parser.print_help()
+        return ExitCode.USAGE
+    try:
+        return int(importlib.import_module(args._module).run(args))
+    except DoctorError as err:
+        if args.traceback:
+            raise
+        print(f"doctor: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("doctor: interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        return ExitCode.OK
+    except Exception as err:  # noqa: BLE001 - the last line of defence: one line, never a traceback
+        if args.traceback:
+            raise
+        print(f"doctor: internal error: {err.__class__.__name__}: {err} (run with --traceback for details)",
+              file=sys.stderr)
+        return 4

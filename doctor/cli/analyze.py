@@ -1,0 +1,31 @@
+"""`doctor analyze PATH... [--symptom S] [--json]`: diagnose uploaded artifacts. No GPU, no torch."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from doctor.cli.exit_codes import ExitCode
+
+SYMPTOMS = ("init_timeout", "hang", "nccl_error", "crash", "slow_training", "slow_multinode", "oom")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="log files, folders, .tar.gz or .zip bundles")
+    parser.add_argument("--symptom", choices=SYMPTOMS, help="what you saw; causes that explain it rank higher")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON (doctor.report/1)")
+    parser.add_argument("--engine", choices=("native", "durable"), default="native", help="rule engine backend")
+
+
+def run(args: argparse.Namespace) -> int:
+    from doctor.diagnose import diagnose_files
+    report = diagnose_files(args.paths, args.symptom, args.engine)
+    if args.json:
+        json.dump(report.to_json(), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        from rich.console import Console
+
+        from doctor.report.text import render
+        Console(highlight=False).print(render(report))
+    return ExitCode.FINDINGS if report.diagnoses else ExitCode.OK

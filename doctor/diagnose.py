@@ -1,0 +1,35 @@
+"""The core: artifacts -> facts -> findings -> ranked report. No printing here."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from doctor.aggregate import aggregate
+from doctor.engine import run
+from doctor.facts import Fact
+from doctor.probing.offline import gather_files
+from doctor.rank import rank
+from doctor.report.model import Report
+from doctor.rulebase.load import load_causes, load_rules
+from doctor.rulebase.model import Rule
+
+
+@lru_cache(maxsize=1)
+def rule_base() -> tuple[tuple[Rule, ...], dict]:
+    causes = load_causes()
+    return tuple(load_rules(causes=causes)), causes
+
+
+def diagnose_facts(facts: list[Fact], symptom: str | None = None, engine: str = "native",
+                   rules: tuple[Rule, ...] | None = None) -> Report:
+    all_rules, causes = rule_base()
+    facts = aggregate(facts)
+    findings = run(rules if rules is not None else all_rules, facts, engine)
+    return Report(diagnoses=rank(findings, causes, symptom), facts=facts, symptom=symptom)
+
+
+def diagnose_files(paths: list[str], symptom: str | None = None, engine: str = "native") -> Report:
+    from probes import DOCUMENT_PROBES, LINE_PROBES
+    gathered = gather_files(paths, LINE_PROBES, DOCUMENT_PROBES)
+    report = diagnose_facts(gathered.facts, symptom, engine)
+    report.inputs = gathered.inputs
+    return report

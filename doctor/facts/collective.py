@@ -1,0 +1,61 @@
+"""Facts about collectives that did not complete: timeouts, mismatches, lost peers."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doctor.facts.base import Fact
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CollectiveTimeout(Fact):
+    """A collective or the watchdog timed out. backend: nccl | gloo."""
+
+    KIND = "collective.timeout"
+    backend: str = ""
+    seq: int = -1
+    op: str = ""
+    timeout_s: float = -1
+    watchdog: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CollectiveMismatch(Fact):
+    """TORCH_DISTRIBUTED_DEBUG=DETAIL or the flight recorder saw ranks run different collectives."""
+
+    KIND = "collective.mismatch"
+    op: str = ""
+    seq: int = -1
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PeerLost(Fact):
+    """A peer closed or reset the connection during a collective, or a rank's process exited."""
+
+    KIND = "collective.peer_lost"
+    peer: str = ""
+    reason: str = ""               # closed | reset | exited | remote_error
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RankLag(Fact):
+    """A rank whose last collective sequence number lags the others (computed by aggregation)."""
+
+    KIND = "collective.rank_lag"
+    seq: int = -1
+    max_seq: int = -1
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class UnusedParameters(Fact):
+    """DDP reduction did not finish: some parameters got no gradient."""
+
+    KIND = "ddp.unused_parameters"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CollectiveProgress(Fact):
+    """What a rank's watchdog said it had enqueued and completed when it gave up."""
+
+    KIND = "collective.progress"
+    last_enqueued: int = -1
+    last_completed: int = -1

@@ -1,0 +1,62 @@
+"""Facts about software and configuration: versions, environment variables, limits, containers."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doctor.facts.base import Fact
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PackageVersion(Fact):
+    """A package/library version as one node reports it (pip, conda, collect_env, a log line)."""
+
+    KIND = "pkg.version"
+    name: str = ""                 # normalised: torch, nccl, cuda, driver, nvidia-nccl-cu12, ...
+    version: str = ""
+    version_num: int = 0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class VersionSkew(Fact):
+    """The same package has different versions on different nodes (computed by aggregation)."""
+
+    KIND = "version.skew"
+    name: str = ""
+    versions: str = ""             # "2.19.3 (3 nodes), 2.20.5 (1 node)"
+    count: int = 0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class EnvVar(Fact):
+    """An environment variable as set for the job (env dump, NCCL's 'set by environment' lines, a pod spec)."""
+
+    KIND = "env.var"
+    name: str = ""
+    value: str = ""
+    source: str = ""               # environ | nccl_log | pod_spec | command
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Ulimit(Fact):
+    """A resource limit; kb=-1 means unlimited."""
+
+    KIND = "sys.ulimit"
+    name: str = ""                 # memlock
+    kb: int = -1
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ContainerDevice(Fact):
+    """A device or capability a container spec gives the job (/dev/infiniband, IPC_LOCK, hostIPC...)."""
+
+    KIND = "container.device"
+    name: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ShmSize(Fact):
+    """/dev/shm size in bytes and whether it is writable."""
+
+    KIND = "sys.shm"
+    size: float = -1
+    writable: bool = True

@@ -1,0 +1,74 @@
+"""Facts about GPUs: CUDA errors, hardware faults, memory."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doctor.facts.base import Fact
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CudaError(Fact):
+    """kind: driver_insufficient | launch_failure | device_busy | illegal_address | no_device | ecc | lib_missing | other."""
+
+    KIND = "cuda.error"
+    error: str = "other"
+    detail: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GpuFault(Fact):
+    """A hardware/driver fault line (dmesg NVRM, Xid). fault: xid | reset_required | fell_off_bus | gsp | ecc."""
+
+    KIND = "gpu.fault"
+    fault: str = ""
+    xid: int = -1
+    bus_id: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class OomEvent(Fact):
+    """A CUDA out-of-memory error, in bytes. -1 means the message did not say. Ratios are of total."""
+
+    KIND = "oom.event"
+    device: int = -1
+    requested: float = -1
+    total: float = -1
+    allocated: float = -1
+    reserved: float = -1
+    free: float = -1
+    process_in_use: float = -1     # "this process has X memory in use" (PyTorch >= 2.0)
+    outside: float = -1            # memory held outside this process's allocator: total - reserved - free (or - process)
+    outside_frac: float = -1
+    unallocated_frac: float = -1   # (reserved - allocated) / total: fragmentation
+    allocated_frac: float = -1
+    request_frac: float = -1
+    other_processes: int = 0       # PyTorch >= 2.1 lists other processes holding memory
+    cache_covers_request: bool = False   # reserved-but-unallocated memory alone exceeds the failed request
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BusError(Fact):
+    """A DataLoader worker died of SIGBUS; shm_hint when the message blames shared memory."""
+
+    KIND = "worker.bus_error"
+    shm_hint: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TraceFrame(Fact):
+    """A notable frame of a Python traceback (what the program was doing when it failed)."""
+
+    KIND = "trace.frame"
+    function: str = ""
+    activity: str = ""             # checkpoint_load | set_device | init_process_group | forward | backward | optimizer_step | collective
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GpuDevice(Fact):
+    """A GPU seen by a tool: index, PCI bus id, model name."""
+
+    KIND = "gpu.device"
+    index: int = -1
+    bus_id: str = ""
+    name: str = ""
+    consumer: bool = False          # GeForce/RTX/Titan: P2P over PCIe is often unsupported or broken

@@ -1,0 +1,136 @@
+"""Facts about starting a job: rendezvous, stores, sockets, interfaces, rank layout."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doctor.facts.base import Fact
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ConnectError(Fact):
+    """A connection to a peer or store failed. outcome: refused|timeout|unreachable|reset|aborted|other."""
+
+    KIND = "net.connect_error"
+    host: str = ""
+    port: int = -1
+    outcome: str = "other"
+    transport: str = "unknown"     # store | gloo | nccl | rdzv | unknown
+    loopback: bool = False         # the remote address is 127.0.0.0/8 or ::1
+    link_local: bool = False       # the remote address is fe80::/10 or 169.254/16
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ResolveError(Fact):
+    """A host name did not resolve (getaddrinfo failed)."""
+
+    KIND = "net.resolve_error"
+    host: str = ""
+    port: int = -1
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BindError(Fact):
+    """A server socket could not bind: the port is taken (EADDRINUSE)."""
+
+    KIND = "net.bind_error"
+    host: str = ""
+    port: int = -1
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class IfnameError(Fact):
+    """A configured socket interface (GLOO_/NCCL_SOCKET_IFNAME) was not found or has no address."""
+
+    KIND = "net.ifname_error"
+    ifname: str = ""
+    transport: str = "unknown"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Interface(Fact):
+    """A network interface a transport chose (from NCCL Bootstrap/NET/Socket lines or a live probe)."""
+
+    KIND = "net.interface"
+    name: str = ""
+    address: str = ""
+    used_by: str = ""              # nccl_bootstrap | nccl_socket | gloo | system
+    loopback: bool = False
+    link_local: bool = False
+    virtual: bool = False          # docker0, veth*, virbr*, br-*, cni*, flannel*, ...
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RendezvousTimeout(Fact):
+    """Waiting for peers timed out. backend: store|c10d|static|etcd|gloo."""
+
+    KIND = "rdzv.timeout"
+    backend: str = "store"
+    joined: int = -1
+    expected: int = -1
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RendezvousEndpoint(Fact):
+    """The endpoint a launcher was told to rendezvous at, checked against this host's name."""
+
+    KIND = "rdzv.endpoint"
+    host: str = ""
+    port: int = -1
+    backend: str = ""
+    matches_hostname: bool = True   # the endpoint names this host (or an address it has)
+    in_hosts_file: bool = True      # /etc/hosts or DNS output shows the name resolves
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DeviceOrdinalError(Fact):
+    """A rank asked for a GPU index that does not exist in its view (invalid device ordinal)."""
+
+    KIND = "launch.ordinal_error"
+    device: int = -1
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DuplicateGpu(Fact):
+    """Two ranks of one communicator sit on the same GPU."""
+
+    KIND = "launch.duplicate_gpu"
+    rank_a: int = -1
+    rank_b: int = -1
+    bus_id: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LaunchOption(Fact):
+    """A launcher or scheduler option (torchrun flag, #SBATCH line, srun flag)."""
+
+    KIND = "launch.option"
+    launcher: str = ""             # torchrun | slurm | deepspeed | mpirun | accelerate
+    name: str = ""
+    value: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HostName(Fact):
+    """This host's name (hostname output) and whether /etc/hosts maps it to loopback."""
+
+    KIND = "host.name"
+    name: str = ""
+    loopback: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HostsEntry(Fact):
+    """One name -> address entry of /etc/hosts."""
+
+    KIND = "host.hosts_entry"
+    name: str = ""
+    address: str = ""
+    loopback: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LaunchConfigError(Fact):
+    """The launcher or init_process_group rejected its configuration (missing env var, rank out of range...)."""
+
+    KIND = "launch.config_error"
+    what: str = ""

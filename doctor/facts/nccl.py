@@ -1,0 +1,111 @@
+"""Facts read from NCCL debug output and NCCL errors surfaced by frameworks."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doctor.facts.base import Fact
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NcclVersion(Fact):
+    KIND = "nccl.version"
+    version: str = ""
+    version_num: int = 0           # 2.18.5 -> 21805
+    cuda: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NcclError(Fact):
+    """An NCCL result code as reported by a framework. code: system|internal|invalid_usage|remote|cuda|timeout|other."""
+
+    KIND = "nccl.error"
+    code: str = "other"
+    version_num: int = 0
+    detail: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NcclWarn(Fact):
+    """A WARN line of NCCL_DEBUG output."""
+
+    KIND = "nccl.warn"
+    src: str = ""                  # NCCL source file:line
+    message: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CallFailed(Fact):
+    """A system or library call failed. errno is symbolic (ENOSPC, EACCES, ENOMEM, ETIMEDOUT, ENODEV...)."""
+
+    KIND = "sys.call_failed"
+    call: str = ""                 # shm_open | shm_alloc | ibv_reg_mr | ibv_modify_qp | ibv_create_qp | connect | dlopen
+    errno: str = ""
+    resource: str = ""             # /dev/shm, the HCA, the library
+    gid_index: int = -1            # for ibv_modify_qp on RoCE
+    roce: bool = False             # the GIDs involved are RoCE (IPv4-mapped / Ethernet)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NcclNet(Fact):
+    """The network transport NCCL selected. net: IB | Socket | <plugin name>."""
+
+    KIND = "nccl.net"
+    net: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class IbUnavailable(Fact):
+    """NCCL could not use InfiniBand/RoCE. reason: no_device | no_verbs_lib | disabled_by_env."""
+
+    KIND = "nccl.ib_unavailable"
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GdrState(Fact):
+    """GPUDirect RDMA per HCA (from NET/IB lines) or per connection (the /GDRDMA suffix)."""
+
+    KIND = "nccl.gdr"
+    hca: str = ""
+    enabled: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NcclChannel(Fact):
+    """One distinct connection type a rank set up. transport: P2P/IPC, P2P/CUMEM, SHM, NET/IB, NET/Socket..."""
+
+    KIND = "nccl.channel"
+    transport: str = ""
+    gdr: bool = False
+    remote: bool = False           # goes over the network
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NcclSummary(Fact):
+    """Per node: what the NCCL log of that node shows overall (computed by aggregation)."""
+
+    KIND = "nccl.summary"
+    info_lines: int = 0
+    ib_used: bool = False
+    socket_used: bool = False
+    gdr_seen: bool = False
+    net_channels: int = 0
+    warn_count: int = 0
+    ib_configured: bool = False    # NCCL_IB_HCA / IB devices / /dev/infiniband show IB was meant to be used
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HandleCorrupt(Fact):
+    """A peer's connection handle decoded as garbage (e.g. address family 0): the peers disagree on layout."""
+
+    KIND = "nccl.handle_corrupt"
+    detail: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NcclLog(Fact):
+    """Per node and input: how much NCCL_DEBUG output there was and whether it covers network init."""
+
+    KIND = "nccl.log"
+    info_lines: int = 0
+    net_init_seen: bool = False    # NET/Plugin, Bootstrap, NET/IB or NET/Socket lines present

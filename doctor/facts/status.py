@@ -1,0 +1,16 @@
+"""Facts about the gathering itself: what each probe or parser could and could not read."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doctor.facts.base import Fact
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ProbeStatus(Fact):
+    """status: ok | skipped | failed. Absence and breakage are facts too."""
+
+    KIND = "probe.status"
+    probe: str = ""
+    status: str = "ok"
+    reason: str = ""

@@ -1,0 +1,58 @@
+"""Facts about the node's interconnect: GPU-GPU links, NVLink state, PCIe, measured bandwidth."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doctor.facts.base import Fact
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TopoLink(Fact):
+    """One GPU pair from `nvidia-smi topo -m`. link: NV#, PIX, PXB, PHB, NODE, SYS."""
+
+    KIND = "topo.link"
+    gpu_a: int = -1
+    gpu_b: int = -1
+    link: str = ""
+    path: str = ""                 # nvlink | pcie_switch | host_bridge | numa | cross_socket
+    nvlinks: int = 0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TopoSummary(Fact):
+    """Per node: how the GPU pairs connect (computed by aggregation)."""
+
+    KIND = "topo.summary"
+    gpus: int = 0
+    pairs: int = 0
+    nvlink_pairs: int = 0
+    pcie_switch_pairs: int = 0     # PIX / PXB: peer-to-peer over PCIe switches
+    host_pairs: int = 0            # PHB / NODE / SYS: through the CPU
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NvlinkState(Fact):
+    """One NVLink of one GPU (nvidia-smi nvlink -s)."""
+
+    KIND = "nvlink.link"
+    gpu: int = -1
+    link: int = -1
+    active: bool = False
+    gbs: float = 0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CollectiveBench(Fact):
+    """A collective benchmark run (nccl-tests): avg bus bandwidth in GB/s, how far it got."""
+
+    KIND = "bench.collective"
+    op: str = ""
+    nranks: int = -1
+    gpus: int = -1
+    hosts: int = -1
+    avg_busbw: float = -1
+    results: int = 0               # result rows printed
+    wrong: int = 0
+    complete: bool = False         # reached the summary lines
+    started: bool = False          # printed its device table / init lines
+    multi_node: bool = False       # several hosts, or more ranks than GPUs per process group on one node

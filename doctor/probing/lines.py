@@ -1,0 +1,103 @@
+"""Line-level helpers shared by parsers: who wrote a line (node, rank), sizes, errnos, addresses."""
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+
+MAX_LINE = 4096  # parsers never see more than this many characters of one line
+
+# host:pid:tid [dev] ...  (NCCL_DEBUG prefix; the bracket is the local CUDA device, not the rank)
+_NCCL_PREFIX = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?P<host>[A-Za-z0-9][\w.\-]*):(?P<pid>\d+|X+):(?P<tid>\d+|X+) \[(?P<dev>\d+)\]")
+_RANK_PREFIX = re.compile(r"^\s*\[(?:rank|RANK|Rank)\s*(?P<rank>\d+)\]\s*:?")
+_DEFAULT_PREFIX = re.compile(r"^\s*\[default(?P<rank>\d+)\]\s*:")
+_SRUN_PREFIX = re.compile(r"^\s*(?P<rank>\d{1,5}):\s")
+_PDSH_PREFIX = re.compile(r"^\s*(?P<host>[A-Za-z0-9][\w.\-]*\d[\w.\-]*):\s")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m|\[0m")
+
+
+@dataclass(frozen=True, slots=True)
+class Who:
+    node: str
+    rank: int
+    body: str
+
+
+def who(line: str, default_node: str) -> Who:
+    """Split a leading writer prefix off a log line: NCCL host:pid:tid, [rankN]:, [defaultN]:, srun 'N: ', pdsh 'host: '."""
+    line = _ANSI.sub("", line)
+    node, rank, rest = default_node, -1, line
+    m = _NCCL_PREFIX.match(rest)
+    if m:
+        return Who(m["host"], rank, rest[m.end():])
+    for pattern in (_RANK_PREFIX, _DEFAULT_PREFIX, _SRUN_PREFIX):
+        m = pattern.match(rest)
+        if m:
+            rank, rest = int(m["rank"]), rest[m.end():]
+            break
+    m = _PDSH_PREFIX.match(rest)
+    if m and not m["host"].endswith(("Error", "Exception", "Warning")):
+        node, rest = m["host"], rest[m.end():]
+        m2 = _NCCL_PREFIX.match(rest)
+        if m2:
+            node, rest = m2["host"], rest[m2.end():]
+    return Who(node, rank, rest)
+
+
+_UNITS = {"b": 1, "bytes": 1, "kib": 2**10, "kb": 10**3, "mib": 2**20, "mb": 10**6, "gib": 2**30, "gb": 10**9,
+          "tib": 2**40, "tb": 10**12}
+
+
+def to_bytes(number: str, unit: str) -> float:
+    """'23.70', 'GiB' -> bytes. Unknown units count as bytes."""
+    return float(number) * _UNITS.get(unit.lower(), 1)
+
+
+_ERRNO_WORDS: tuple[tuple[str, str], ...] = (
+    ("no space left", "ENOSPC"), ("permission denied", "EACCES"), ("cannot allocate memory", "ENOMEM"),
+    ("connection timed out", "ETIMEDOUT"), ("no such device", "ENODEV"), ("connection refused", "ECONNREFUSED"), ("connection reset", "ECONNRESET"), ("network is unreachable", "ENETUNREACH"),
+    ("no route to host", "EHOSTUNREACH"), ("address already in use", "EADDRINUSE"), ("no such file", "ENOENT"),
+    ("software caused connection abort", "ECONNABORTED"), ("invalid argument", "EINVAL"), ("operation not permitted", "EPERM"),
+    ("bad address", "EFAULT"), ("resource temporarily unavailable", "EAGAIN"), ("timed out", "ETIMEDOUT"), ("timeout", "ETIMEDOUT"),
+)
+_ERRNO_NUMBERS = {"28": "ENOSPC", "13": "EACCES", "12": "ENOMEM", "110": "ETIMEDOUT", "19": "ENODEV", "111": "ECONNREFUSED",
+                  "104": "ECONNRESET", "101": "ENETUNREACH", "113": "EHOSTUNREACH", "98": "EADDRINUSE", "2": "ENOENT",
+                  "22": "EINVAL", "1": "EPERM"}
+
+
+def errno_of(text: str) -> str:
+    """The symbolic errno a message names, by words first, then by a bare errno number."""
+    low = text.lower()
+    for words, name in _ERRNO_WORDS:
+        if words in low:
+            return name
+    m = re.search(r"(?:errno|error|failed with)[:\s=]*\(?(\d{1,3})\b", low)
+    return _ERRNO_NUMBERS.get(m.group(1), "") if m else ""
+
+
+def address_class(address: str) -> tuple[bool, bool]:
+    """(loopback, link_local) for an address string (scope ids and brackets tolerated)."""
+    text = address.strip("[]").split("%")[0]
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return text in ("localhost",), False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback, ip.is_link_local
+
+
+_VIRTUAL_IF = re.compile(r"^(docker|veth|virbr|br-|cni|flannel|cali|vxlan|tun|tap|kube|lxc|weave|podman|zt)")
+
+
+def virtual_interface(name: str) -> bool:
+    return bool(_VIRTUAL_IF.match(name))
+
+
+def version_num(text: str) -> int:
+    """'2.18.5' -> 21805, '12.1' -> 120100; 0 when there is no number."""
+    parts = re.findall(r"\d+", text)[:3]
+    if not parts:
+        return 0
+    nums = [int(p) for p in parts] + [0] * (3 - len(parts))
+    return nums[0] * 10000 + min(nums[1], 99) * 100 + min(nums[2], 99)

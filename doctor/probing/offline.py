@@ -1,0 +1,105 @@
+"""Read uploaded artifacts: every input file through the document probes that recognise it and the line probes.
+
+Returns facts plus what was read, so the report can list inputs and probe outcomes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from doctor.errors import InputError
+from doctor.facts import Fact
+from doctor.facts.status import ProbeStatus
+from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
+from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head
+from doctor.probing.scan import candidate_lines
+
+
+@dataclass
+class InputRecord:
+    path: str
+    size: int
+    kinds: list[str]
+    status: str = "ok"        # ok | skipped
+    reason: str = ""
+
+
+@dataclass
+class Gathered:
+    facts: list[Fact] = field(default_factory=list)
+    inputs: list[InputRecord] = field(default_factory=list)
+
+
+def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
+                 document_probes: tuple[type[DocumentProbe], ...]) -> Gathered:
+    """Parse every file under paths. Raises InputError when nothing at all could be read."""
+    workspace = Workspace()
+    try:
+        files = expand(paths, workspace)
+        out = Gathered()
+        for item in files:
+            _gather_one(item, line_probes, document_probes, out)
+    finally:
+        workspace.remove()
+    if not files:
+        raise InputError(f"{' '.join(paths)}: no files to analyze")
+    readable = [r for r in out.inputs if r.status == "ok"]
+    if not readable:
+        reasons = "; ".join(f"{r.path}: {r.reason}" for r in out.inputs[:3])
+        raise InputError(f"nothing readable to analyze ({reasons})")
+    return out
+
+
+def _gather_one(item: InputFile, line_probes: tuple[type[LineProbe], ...],
+                document_probes: tuple[type[DocumentProbe], ...], out: Gathered) -> None:
+    size = item.path.stat().st_size
+    head_bytes = read_head(item)
+    if not head_bytes.strip():
+        _skip(out, item, size, "empty file")
+        return
+    if is_binary(head_bytes):
+        _skip(out, item, size, "binary content, not a log or text artifact")
+        return
+    head = head_bytes.decode("utf-8", "replace")
+    kinds: list[str] = []
+    for probe_cls in document_probes:
+        if probe_cls.sniff(head) and size <= probe_cls.max_bytes:
+            ctx = ParseContext(source=item.label, node=item.node, probe=probe_cls.name)
+            text = _read_text(item, probe_cls.max_bytes)
+            probe_cls().parse(text, ctx)
+            out.facts.extend(ctx.facts)
+            kinds.append(probe_cls.name)
+    kinds.extend(_scan(item, line_probes, out))
+    out.inputs.append(InputRecord(item.label, size, kinds or ["text"]))
+
+
+def _scan(item: InputFile, line_probes: tuple[type[LineProbe], ...], out: Gathered) -> list[str]:
+    contexts = [ParseContext(source=item.label, node=item.node, probe=cls.name) for cls in line_probes]
+    probes = [cls(ctx) for cls, ctx in zip(line_probes, contexts)]
+    triggers = [t for probe in probes for t in probe.triggers]
+    for line_no, line in candidate_lines(item, triggers):
+        for probe in probes:
+            if probe.wants(line):
+                probe.feed(line_no, line)
+    for probe in probes:
+        probe.finish()
+    used = []
+    for probe, ctx in zip(probes, contexts):
+        if ctx.facts:
+            out.facts.extend(ctx.facts)
+            used.append(probe.name)
+    return used
+
+
+def _read_text(item: InputFile, cap: int) -> str:
+    import gzip
+    opener = gzip.open if item.compressed else open
+    try:
+        with opener(item.path, "rb") as fh:
+            return fh.read(cap).decode("utf-8", "replace")
+    except (OSError, EOFError):
+        return ""
+
+
+def _skip(out: Gathered, item: InputFile, size: int, reason: str) -> None:
+    out.inputs.append(InputRecord(item.label, size, [], "skipped", reason))
+    out.facts.append(ProbeStatus(node=item.node, probe="input", status="skipped", reason=f"{item.label}: {reason}"))

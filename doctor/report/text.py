@@ -1,0 +1,60 @@
+"""The report for people: rich renderables (cause, score, quoted evidence with file:line, fix, next checks)."""
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.padding import Padding
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from doctor.rank import Diagnosis
+from doctor.report.model import Report
+
+MAX_SHOWN = 5
+
+
+def score_bar(confidence: float, width: int = 10) -> Text:
+    filled = round(confidence * width)
+    style = "red" if confidence >= 0.7 else "yellow" if confidence >= 0.4 else "cyan"
+    return Text("█" * filled, style=style) + Text("░" * (width - filled), style="grey50")
+
+
+def diagnosis_panel(rank: int, d: Diagnosis) -> Panel:
+    parts: list[RenderableType] = []
+    evidence = Table.grid(padding=(0, 1))
+    for e in d.evidence:
+        where = f"{e.source}:{e.line}" if e.line else e.source
+        evidence.add_row(Text(where, style="bold cyan"), Text(e.text, style="italic"))
+    parts.append(Text("Evidence", style="bold"))
+    parts.append(Padding(evidence, (0, 0, 0, 2)))
+    parts.append(Text("Fix: ", style="bold green") + Text(d.fix_summary))
+    for i, step in enumerate(d.fix_steps, 1):
+        parts.append(Text(f"  {i}. ") + Text(step))
+    if d.next_checks:
+        parts.append(Text("Check next", style="bold"))
+        for check in d.next_checks:
+            parts.append(Text("  • ") + Text(check))
+    parts.append(Text(f"rules: {', '.join(d.rules)}", style="grey50"))
+    heading = Text(f"#{rank} ") + score_bar(d.confidence) + Text(f" {d.confidence:.2f}  ") + \
+        Text(d.cause, style="bold magenta") + Text("  ") + Text(d.title)
+    return Panel(Group(*parts), title=heading, title_align="left", border_style="magenta" if rank == 1 else "grey50")
+
+
+def render(report: Report) -> RenderableType:
+    parts: list[RenderableType] = []
+    read = [i for i in report.inputs if i.status == "ok"]
+    skipped = [i for i in report.inputs if i.status != "ok"]
+    parts.append(Text(f"Read {len(read)} input(s), {len(report.facts)} facts.", style="grey50"))
+    for item in skipped:
+        parts.append(Text(f"skipped {item.path}: {item.reason}", style="yellow"))
+    if not report.diagnoses:
+        parts.append(Text("No known cause found in these inputs.", style="bold green"))
+        parts.append(Text("Add more artifacts (NCCL_DEBUG=INFO log, nvidia-smi topo -m, collect_env) or run "
+                          "`doctor scan` on the node.", style="grey50"))
+    for i, d in enumerate(report.diagnoses[:MAX_SHOWN], 1):
+        parts.append(diagnosis_panel(i, d))
+    if len(report.diagnoses) > MAX_SHOWN:
+        rest = ", ".join(escape(d.cause) for d in report.diagnoses[MAX_SHOWN:])
+        parts.append(Text(f"Also considered: {rest}", style="grey50"))
+    return Group(*parts)

@@ -1,0 +1,51 @@
+"""Fill a rule's text templates ({alias.field}) from the facts a finding bound."""
+from __future__ import annotations
+
+import string
+from typing import Any
+
+from doctor.facts import Fact
+
+
+class _View:
+    def __init__(self, fact: Fact) -> None:
+        self._fact = fact
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "origin":
+            return self._fact.origin.where()
+        value = getattr(self._fact, name)
+        if isinstance(value, float):
+            return _number(name, value)
+        return value
+
+    def __format__(self, spec: str) -> str:
+        return format(self._fact.origin.where(), spec)
+
+
+def _number(name: str, value: float) -> str:
+    if name.endswith("frac"):
+        return f"{value * 100:.0f}%"
+    if abs(value) >= 2**20 and name not in ("timeout_s",):
+        return f"{value / 2**30:.2f} GiB"
+    return f"{value:g}"
+
+
+class _Formatter(string.Formatter):
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, str]:
+        alias, _, name = field_name.partition(".")
+        view = kwargs.get(alias)
+        if view is None:
+            return "?", field_name
+        return (getattr(view, name) if name else view), field_name
+
+
+_FORMATTER = _Formatter()
+
+
+def render(text: str, bound: dict[str, Fact]) -> str:
+    views = {alias: _View(fact) for alias, fact in bound.items()}
+    try:
+        return _FORMATTER.format(text, **views)
+    except (AttributeError, ValueError, KeyError, IndexError):
+        return text

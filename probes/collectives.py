@@ -1,0 +1,66 @@
+"""Collectives that did not complete: NCCL watchdog timeouts, gloo timeouts, desync reports, lost peers.
+
+Sample input:
+    [rank1]:[E626 06:24:44 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, Timeout(ms)=600000) ran for 600020 milliseconds before timing out.
+    [PG ID 0 PG GUID 0(default_pg) Rank 1] Exception (either an error or timeout) detected by watchdog at work: 808, last enqueued NCCL work: 811, last completed NCCL work: 807.
+    RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 10000ms for recv operation to complete
+    RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=21, OpType=BROADCAST, ...
+    RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer [10.0.0.2]:10890
+    frame #3: c10d::ProcessGroupNCCL::ncclCommWatchdog() + 0x10c (0x1554e9e1871c in .../libtorch_cuda.so)
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.facts.collective import (CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost,
+                                     UnusedParameters)
+from doctor.probing.contract import LineProbe
+
+_RANK = re.compile(r"\[Rank (?P<r>\d+)\]")
+_WORK = re.compile(r"Work\w*\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<ms>\d+))?")
+_PROGRESS = re.compile(r"last enqueued (?:NCCL )?work: (?P<enq>-?\d+), last completed (?:NCCL )?work: (?P<done>-?\d+)")
+_GLOO_WAIT = re.compile(r"Timed out waiting (?P<ms>\d+)ms for (?P<op>\w+) operation")
+_FINGERPRINT = re.compile(r"Rank (?P<r>\d+) is running (?:inconsistent )?collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+), )?OpType=(?P<op>\w+)")
+_PEER = re.compile(r"(?P<why>Connection closed by peer|Connection reset by peer|Read error|Write error)\s*\[?(?P<peer>[^\]\s]*)\]?(?::(?P<port>\d+))?")
+
+
+class Collectives(LineProbe):
+    name = "collectives"
+    yields = ("collective.timeout", "collective.progress", "collective.mismatch", "collective.peer_lost",
+              "ddp.unused_parameters")
+    triggers = ("Watchdog caught", "collective operation timeout", "ncclCommWatchdog", "watchdogHandler",
+                "last enqueued", "Timed out waiting", "Detected mismatch between collectives", "CollectiveFingerPrint",
+                "Connection closed by peer", "Connection reset by peer", "Some NCCL operations have failed",
+                "finished reduction in the prior iteration", "NCCL communicator was aborted", "Read error", "Write error")
+
+    def feed(self, line_no: int, line: str) -> None:
+        rank_m = _RANK.search(line)
+        rank = int(rank_m["r"]) if rank_m else None
+        if "Watchdog caught" in line or "collective operation timeout" in line:
+            m = _WORK.search(line)
+            self.ctx.emit(CollectiveTimeout, line_no, line, rank=rank, backend="nccl", watchdog=True,
+                          seq=int(m["seq"]) if m and m["seq"] else -1, op=m["op"] if m else "",
+                          timeout_s=int(m["ms"]) / 1000 if m and m["ms"] else -1)
+        elif "ncclCommWatchdog" in line or "watchdogHandler" in line or "Some NCCL operations have failed" in line \
+                or "communicator was aborted" in line:
+            self.ctx.emit(CollectiveTimeout, line_no, line, rank=rank, backend="nccl", watchdog=True)
+        m = _PROGRESS.search(line)
+        if m:
+            self.ctx.emit(CollectiveProgress, line_no, line, rank=rank, last_enqueued=int(m["enq"]),
+                          last_completed=int(m["done"]))
+        m = _GLOO_WAIT.search(line)
+        if m:
+            self.ctx.emit(CollectiveTimeout, line_no, line, backend="gloo", op=m["op"], timeout_s=int(m["ms"]) / 1000)
+        self._desync(line_no, line)
+
+    def _desync(self, line_no: int, line: str) -> None:
+        if "Detected mismatch between collectives" in line or "CollectiveFingerPrint" in line:
+            m = _FINGERPRINT.search(line)
+            self.ctx.emit(CollectiveMismatch, line_no, line, rank=int(m["r"]) if m else None,
+                          op=m["op"] if m else "", seq=int(m["seq"]) if m and m["seq"] else -1)
+        m = _PEER.search(line)
+        if m and ("gloo" in line or "peer" in m["why"] or "pair.cc" in line):
+            reason = "closed" if "closed" in m["why"] else "reset"
+            self.ctx.emit(PeerLost, line_no, line, peer=m["peer"], reason=reason)
+        if "finished reduction in the prior iteration" in line:
+            self.ctx.emit(UnusedParameters, line_no, line)

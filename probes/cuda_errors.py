@@ -1,0 +1,60 @@
+"""CUDA runtime/driver errors, GPU hardware faults (dmesg NVRM/Xid), DataLoader bus errors.
+
+Sample input:
+    init.cu:674 WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime version'
+    RuntimeError: CUDA error: unspecified launch failure
+    [Sun Jan 11 09:52:01 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.
+    NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062)
+    ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.facts.gpu import BusError, CudaError, GpuFault
+from doctor.probing.contract import LineProbe
+
+_CUDA: tuple[tuple[str, str], ...] = (
+    ("driver version is insufficient", "driver_insufficient"), ("cudaErrorInsufficientDriver", "driver_insufficient"),
+    ("NVIDIA driver on your system is too old", "driver_insufficient"), ("forward compatibility was attempted", "driver_insufficient"),
+    ("unspecified launch failure", "launch_failure"), ("busy or unavailable", "device_busy"),
+    ("illegal memory access", "illegal_address"), ("uncorrectable ECC error", "ecc"),
+    ("no CUDA-capable device is detected", "no_device"), ("Found no NVIDIA driver", "no_device"),
+    ("libcuda.so", "lib_missing"), ("libnccl.so", "lib_missing"), ("libcudart.so", "lib_missing"),
+    ("undefined symbol: nccl", "symbol_missing"), ("undefined symbol: cuda", "symbol_missing"),
+    ("GPU is lost", "fell_off_bus"), ("device-side assert", "device_assert"),
+)
+_XID = re.compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
+
+
+class CudaErrors(LineProbe):
+    name = "cuda_errors"
+    yields = ("cuda.error", "gpu.fault", "worker.bus_error")
+    triggers = tuple(words for words, _ in _CUDA) + ("NVRM", "Xid", "fallen off the bus", "Bus error", "bus error")
+
+    def feed(self, line_no: int, line: str) -> None:
+        if "NVRM" in line or "Xid" in line or "fallen off the bus" in line:
+            self._fault(line_no, line)
+            return
+        if "bus error" in line.lower():
+            self.ctx.emit(BusError, line_no, line, shm_hint="shared memory" in line or "shm" in line)
+            return
+        for words, kind in _CUDA:
+            if words in line:
+                if kind == "lib_missing" and "cannot open shared object" not in line and "not found" not in line:
+                    continue
+                self.ctx.emit(CudaError, line_no, line, error=kind, detail=words)
+                return
+
+    def _fault(self, n: int, line: str) -> None:
+        m = _XID.search(line)
+        if m:
+            self.ctx.emit(GpuFault, n, line, fault="xid", xid=int(m["xid"]), bus_id=m["bus"])
+        elif "RESET_REQUIRED" in line or "Reset required" in line:
+            self.ctx.emit(GpuFault, n, line, fault="reset_required")
+        elif "fallen off the bus" in line:
+            self.ctx.emit(GpuFault, n, line, fault="fell_off_bus")
+        elif "GspRmAlloc failed" in line or "_GSP" in line and "failed" in line:
+            self.ctx.emit(GpuFault, n, line, fault="gsp")
+        elif "ECC" in line and ("uncorrectable" in line.lower() or "DBE" in line):
+            self.ctx.emit(GpuFault, n, line, fault="ecc")

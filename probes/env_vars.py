@@ -1,0 +1,66 @@
+"""Environment variables that steer distributed training, wherever they show up.
+
+Sample input (an env dump, a command line, NCCL's own echo, a pod spec):
+    NCCL_DEBUG=INFO NCCL_IB_DISABLE=0 NCCL_IB_HCA=mlx5_0,mlx5_1 NCCL_SOCKET_IFNAME=bond0
+    export GLOO_SOCKET_IFNAME=eth0
+    node1:123:456 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC
+    - name: NCCL_IB_HCA
+      value: "mlx5_0:1,mlx5_1:1"
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.facts.env import EnvVar
+from doctor.probing.contract import LineProbe, ParseContext
+
+PREFIXES = ("NCCL_", "GLOO_", "TORCH_", "TORCHELASTIC_", "PYTORCH_", "MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE",
+            "LOCAL_RANK", "LOCAL_WORLD_SIZE", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "UCX_", "OMPI_MCA_", "FI_",
+            "HOROVOD_", "TF_CONFIG", "SLURM_GPUS", "SLURM_NTASKS", "LD_LIBRARY_PATH")
+_NAME = r"(?P<name>(?:NCCL|GLOO|TORCH|TORCHELASTIC|PYTORCH|UCX|OMPI_MCA|FI|HOROVOD)_\w+|MASTER_ADDR|MASTER_PORT|WORLD_SIZE|LOCAL_RANK|LOCAL_WORLD_SIZE|CUDA_VISIBLE_DEVICES|CUDA_DEVICE_ORDER|TF_CONFIG|SLURM_GPUS\w*|SLURM_NTASKS\w*|LD_LIBRARY_PATH)"
+_ASSIGN = re.compile(r"(?:^|[\s;'\"(,{])(?:export\s+|set\s+)?" + _NAME + r"\s*=\s*(?P<value>\"[^\"]*\"|'[^']*'|[^\s;,)}]*)")
+_NCCL_ECHO = re.compile(r"\b" + _NAME + r" set (?:by environment )?(?:to )(?P<value>\S+?)\.?(?:\s|$)")
+_NCCL_ECHO_BARE = re.compile(r"\b" + _NAME + r" set by environ")
+_YAML_NAME = re.compile(r"-\s*name:\s*[\"']?" + _NAME + r"[\"']?\s*$")
+_YAML_VALUE = re.compile(r"^\s*value:\s*[\"']?(?P<value>[^\"']*)[\"']?\s*$")
+SECRET = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)", re.I)
+
+
+class EnvVars(LineProbe):
+    name = "env_vars"
+    yields = ("env.var",)
+    triggers = PREFIXES + ("value:",)
+
+    def __init__(self, ctx: ParseContext) -> None:
+        super().__init__(ctx)
+        self.pending: tuple[int, str, str] | None = None   # a pod-spec "- name: X" waiting for its value line
+
+    def feed(self, line_no: int, line: str) -> None:
+        if self.pending:
+            n, name_line, name = self.pending
+            self.pending = None
+            m = _YAML_VALUE.match(line)
+            if m and line_no == n + 1:
+                self._emit(n, name_line, name, m["value"], "pod_spec")
+                return
+        m = _YAML_NAME.search(line)
+        if m:
+            self.pending = (line_no, line, m["name"])
+            return
+        echoed = False
+        for m in _NCCL_ECHO.finditer(line):
+            self._emit(line_no, line, m["name"], m["value"], "nccl_log")
+            echoed = True
+        if not echoed:
+            for m in _NCCL_ECHO_BARE.finditer(line):
+                self._emit(line_no, line, m["name"], "", "nccl_log")
+                echoed = True
+        if echoed:
+            return
+        for m in _ASSIGN.finditer(line):
+            self._emit(line_no, line, m["name"], m["value"].strip("\"'"), "environ")
+
+    def _emit(self, n: int, line: str, name: str, value: str, source: str) -> None:
+        if SECRET.search(name):
+            value = "<redacted>"
+        self.ctx.emit(EnvVar, n, line, name=name, value=value, source=source)

@@ -1,0 +1,41 @@
+"""Launcher command lines and scheduler scripts: torchrun/torch.distributed.run/launch, #SBATCH, srun, deepspeed.
+
+Sample input:
+    python -m torch.distributed.run --rdzv_backend c10d --rdzv_endpoint "$VC_SH_0_HOSTS" --nnodes 2 train.py
+    torchrun --nproc_per_node=8 --nnodes=2 --master_addr=10.0.0.1 --master_port=29500 train.py
+    #SBATCH --gpus-per-task=1
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.facts.launch import LaunchOption
+from doctor.probing.contract import LineProbe
+
+_LAUNCHERS: tuple[tuple[str, str], ...] = (
+    ("torchrun", "torchrun"), ("torch.distributed.run", "torchrun"), ("torch.distributed.launch", "torchrun"),
+    ("#SBATCH", "slurm"), ("srun ", "slurm"), ("deepspeed ", "deepspeed"), ("accelerate launch", "accelerate"),
+    ("mpirun ", "mpirun"), ("horovodrun ", "horovod"),
+)
+_FLAG = re.compile(r"(?:^|\s)--?(?P<name>[a-zA-Z][\w\-]*)(?:[= ](?P<value>\"[^\"]*\"|'[^']*'|[^\s\-][^\s]*))?")
+_KEEP = {"nproc_per_node", "nproc-per-node", "nnodes", "node_rank", "node-rank", "rdzv_endpoint", "rdzv-endpoint",
+         "rdzv_backend", "rdzv-backend", "master_addr", "master-addr", "master_port", "master-port", "gpus-per-task",
+         "gpus-per-node", "gres", "ntasks-per-node", "ntasks", "nodes", "gpus", "num_gpus", "num_nodes", "hostfile",
+         "include", "num_processes", "main_process_port", "main_process_ip", "np", "H"}
+
+
+class LaunchCommand(LineProbe):
+    name = "launch_command"
+    yields = ("launch.option",)
+    triggers = tuple(words for words, _ in _LAUNCHERS)
+
+    def feed(self, line_no: int, line: str) -> None:
+        launcher = next((name for words, name in _LAUNCHERS if words in line), "")
+        if not launcher or line.lstrip().startswith(("File ", "Traceback")):
+            return
+        body = line.split("#SBATCH", 1)[1] if "#SBATCH" in line else line
+        for m in _FLAG.finditer(body):
+            name = m["name"]
+            if name in _KEEP:
+                value = (m["value"] or "").strip("\"'")
+                self.ctx.emit(LaunchOption, line_no, line, launcher=launcher, name=name.replace("-", "_"), value=value)

@@ -1,0 +1,133 @@
+"""torch.distributed / c10d / TCPStore / torchrun / gloo launch and rendezvous failures.
+
+Sample input (PyTorch 1.x to 2.x wording):
+    torch.distributed.DistNetworkError: The client socket has timed out after 10000ms while trying to connect to (10.0.0.1, 29500).
+    RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:152] timed out connecting: SO_ERROR: Connection refused, remote=[127.0.0.1]:8588
+    [W socket.cpp:601] [c10d] The IPv6 network addresses of (master, 29500) cannot be retrieved (gai error: -2 - Name or service not known).
+    DistNetworkError: The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).
+    torch.distributed.DistStoreError: Timed out after 11 seconds waiting for clients. 1/2 clients joined.
+    RuntimeError: ... Unable to find address for: eth9
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, IfnameError,
+                                 LaunchConfigError, RendezvousTimeout, ResolveError)
+from doctor.probing.contract import LineProbe
+from doctor.probing.lines import address_class, errno_of
+
+_CLIENT_TIMEOUT = re.compile(r"client socket has timed out after \d+\s*ms while trying to connect to \((?P<host>[^,]+),\s*(?P<port>\d+)\)")
+_CLIENT_FAILED = re.compile(r"client socket has failed to connect to (?:any local network address|\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+))")
+_OLD_CONNECT_TIMEOUT = re.compile(r"connect\(\) timed out|Socket Timeout|TCPStore.*timed out|Timed out connecting to store")
+_GLOO_REMOTE = re.compile(r"(?P<what>timed out connecting|failed to connect|Connect timeout|connectFullMesh failed).*?"
+                          r"(?:SO_ERROR: (?P<err>[A-Za-z ]+))?.*?remote=\[(?P<host>[^\]]+)\](?::(?P<port>\d+))?")
+_NCCL_CONNECT = re.compile(r"(?:socketStartConnect|socketConnect|Connect to|connect to) (?P<host>[0-9a-fA-F:.%\[\]a-z\-]+)<(?P<port>\d+)> failed\s*:?\s*(?P<err>[^,\n]*)")
+_GAI = re.compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot be retrieved \(gai error: (?P<code>-?\d+)")
+_RESOLVE_OLD = re.compile(r"(?:Name or service not known|nodename nor servname|getaddrinfo failed|Temporary failure in name resolution|gaierror)")
+_BIND = re.compile(r"(?:bind to \[?(?P<host>[^\]\s]*?)\]?:(?P<port>\d+)|port: (?P<port2>\d+))")
+_STORE_WAIT = re.compile(r"[Tt]imed out after (?P<secs>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<expected>\d+) clients joined")
+_IFNAME = re.compile(r"Unable to find (?:address for|interface for):? ?(?P<name>[\w.:\-]+)")
+_ORDINAL = re.compile(r"invalid device ordinal", re.I)
+_DUPLICATE = re.compile(r"Duplicate GPU detected\s*:\s*rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>\w+)")
+_MISSING_ENV = re.compile(r"environment variable (?P<var>\w+) expected, but not set")
+
+
+def _outcome(text: str) -> str:
+    err = errno_of(text)
+    return {"ECONNREFUSED": "refused", "ETIMEDOUT": "timeout", "ENETUNREACH": "unreachable", "EHOSTUNREACH": "unreachable",
+            "ECONNRESET": "reset", "ECONNABORTED": "aborted"}.get(err, "other")
+
+
+class LaunchErrors(LineProbe):
+    name = "launch_errors"
+    yields = ("net.connect_error", "net.resolve_error", "net.bind_error", "rdzv.timeout", "net.ifname_error",
+              "launch.ordinal_error", "launch.duplicate_gpu", "launch.config_error")
+    triggers = ("client socket", "connect() timed out", "Socket Timeout", "remote=[", "failed to connect", "Connect to",
+                "connect to", "cannot be retrieved", "Name or service not known", "name resolution", "getaddrinfo",
+                "gaierror", "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
+                "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
+                "Duplicate GPU detected", "expected, but not set", "Timed out connecting to store")
+
+    def feed(self, line_no: int, line: str) -> None:
+        for handler in (self._store_connect, self._gloo_connect, self._nccl_connect, self._resolve, self._bind,
+                        self._rendezvous, self._ranks):
+            if handler(line_no, line):
+                return
+
+    def _store_connect(self, n: int, line: str) -> bool:
+        m = _CLIENT_TIMEOUT.search(line)
+        if m:
+            return self._connect(n, line, m["host"], m["port"], "timeout", "store")
+        m = _CLIENT_FAILED.search(line)
+        if m:
+            return self._connect(n, line, m["host"] or "", m["port"] or "-1", _outcome(line), "store")
+        if _OLD_CONNECT_TIMEOUT.search(line):
+            return self._connect(n, line, "", "-1", "timeout", "store")
+        return False
+
+    def _gloo_connect(self, n: int, line: str) -> bool:
+        m = _GLOO_REMOTE.search(line)
+        if not m:
+            return False
+        outcome = _outcome(line)
+        return self._connect(n, line, m["host"], m["port"] or "-1", outcome, "gloo")
+
+    def _nccl_connect(self, n: int, line: str) -> bool:
+        m = _NCCL_CONNECT.search(line)
+        if not m:
+            return False
+        return self._connect(n, line, m["host"], m["port"], _outcome(m["err"]), "nccl")
+
+    def _connect(self, n: int, line: str, host: str, port: str, outcome: str, transport: str) -> bool:
+        host = host.strip().strip("'\"")
+        loopback, link_local = address_class(host) if host else (False, False)
+        self.ctx.emit(ConnectError, n, line, host=host, port=int(port), outcome=outcome, transport=transport,
+                      loopback=loopback, link_local=link_local)
+        return True
+
+    def _resolve(self, n: int, line: str) -> bool:
+        m = _GAI.search(line)
+        if m:
+            self.ctx.emit(ResolveError, n, line, host=m["host"].strip(), port=int(m["port"]))
+            return True
+        if _RESOLVE_OLD.search(line):
+            self.ctx.emit(ResolveError, n, line, host="")
+            return True
+        return False
+
+    def _bind(self, n: int, line: str) -> bool:
+        if "already in use" not in line.lower() and "EADDRINUSE" not in line:
+            return False
+        m = _BIND.search(line)
+        port = int((m["port"] or m["port2"]) if m else -1)
+        self.ctx.emit(BindError, n, line, host=(m["host"] or "") if m else "", port=port)
+        return True
+
+    def _rendezvous(self, n: int, line: str) -> bool:
+        m = _STORE_WAIT.search(line)
+        if m:
+            self.ctx.emit(RendezvousTimeout, n, line, backend="store", joined=int(m["joined"]), expected=int(m["expected"]))
+            return True
+        if "RendezvousTimeoutError" in line:
+            self.ctx.emit(RendezvousTimeout, n, line, backend="c10d")
+            return True
+        m = _IFNAME.search(line)
+        if m:
+            self.ctx.emit(IfnameError, n, line, ifname=m["name"], transport="gloo" if "gloo" in line else "unknown")
+            return True
+        return False
+
+    def _ranks(self, n: int, line: str) -> bool:
+        m = _DUPLICATE.search(line)
+        if m:
+            self.ctx.emit(DuplicateGpu, n, line, rank_a=int(m["a"]), rank_b=int(m["b"]), bus_id=m["bus"])
+            return True
+        if _ORDINAL.search(line):
+            self.ctx.emit(DeviceOrdinalError, n, line)
+            return True
+        m = _MISSING_ENV.search(line)
+        if m:
+            self.ctx.emit(LaunchConfigError, n, line, what=f"{m['var']} not set")
+            return True
+        return False

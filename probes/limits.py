@@ -1,0 +1,54 @@
+"""Locked-memory limit (ulimit -l / ulimit -a / limits.conf), needed in full for RDMA registration.
+
+Sample input:
+    max locked memory       (kbytes, -l) 64
+    $ ulimit -l
+    8192
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.facts.env import Ulimit
+from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
+
+_ULIMIT_A = re.compile(r"max locked memory\s+\(kbytes, -l\)\s+(?P<v>\d+|unlimited)")
+_BARE = re.compile(r"^\s*(?P<v>\d+|unlimited)\s*$")
+
+
+def _kb(value: str) -> int:
+    return -1 if value == "unlimited" else int(value)
+
+
+class MemlockLines(LineProbe):
+    name = "memlock"
+    yields = ("sys.ulimit",)
+    triggers = ("max locked memory", "ulimit -l")
+
+    def __init__(self, ctx: ParseContext) -> None:
+        super().__init__(ctx)
+        self.asked = 0
+
+    def feed(self, line_no: int, line: str) -> None:
+        m = _ULIMIT_A.search(line)
+        if m:
+            self.ctx.emit(Ulimit, line_no, line, name="memlock", kb=_kb(m["v"]))
+
+
+class MemlockValue(DocumentProbe):
+    """A file holding only the answer of `ulimit -l`: recognised by a bare value and a name that says so."""
+
+    name = "memlock_value"
+    yields = ("sys.ulimit",)
+    live = ("sh", "-c", "ulimit -l")
+
+    @classmethod
+    def sniff(cls, head: str) -> bool:
+        return bool(_BARE.match(head.strip())) and len(head.strip().splitlines()) == 1
+
+    def parse(self, text: str, ctx: ParseContext) -> None:
+        if not any(word in ctx.source.lower() for word in ("ulimit", "memlock", "limit")):
+            return
+        m = _BARE.match(text.strip())
+        if m:
+            ctx.emit(Ulimit, 1, text.strip(), name="memlock", kb=_kb(m["v"]))

@@ -1,0 +1,91 @@
+"""NCCL errors as frameworks report them, and the failed calls NCCL WARN lines name.
+
+Sample input:
+    torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.19.3
+    RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:290, unhandled system error, NCCL version 2.7.8
+    node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied
+    misc/shmutils.cc:87 NCCL WARN Error: failed to extend /dev/shm/nccl-gVcCAD to 9637892 bytes, error: No space left on device (28)
+    misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory
+    ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_3:1, curr state INIT, next state RTR, local GID index 3, local GID ::ffff:10.1.2.3
+    NET/IB : Got completion from peer 10.0.0.2<52386> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.1
+    ncclSocketInit: connecting to address with family 0 is neither AF_INET(2) nor AF_INET6(10)
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.facts.nccl import CallFailed, HandleCorrupt, NcclError, NcclWarn
+from doctor.probing.contract import LineProbe
+from doctor.probing.lines import errno_of, version_num
+
+_CODES: tuple[tuple[str, str], ...] = (
+    ("unhandled system error", "system"), ("ncclSystemError", "system"), ("internal error", "internal"),
+    ("ncclInternalError", "internal"), ("invalid usage", "invalid_usage"), ("ncclInvalidUsage", "invalid_usage"),
+    ("invalid argument", "invalid_usage"), ("remote process exited or there was a network error", "remote"),
+    ("ncclRemoteError", "remote"), ("unhandled cuda error", "cuda"), ("ncclUnhandledCudaError", "cuda"),
+    ("ncclInProgress", "timeout"),
+)
+_WARN = re.compile(r"(?:(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+)?NCCL WARN\s+(?P<msg>.*)")
+_VERSION_TAIL = re.compile(r"NCCL version (?P<v>\d+\.\d+\.\d+)")
+_QP = re.compile(r"Call to (?P<call>ibv_\w+) failed(?: with(?: error)?)?\s*(?P<rest>.*)")
+_GID_INDEX = re.compile(r"GID index (?P<i>\d+)")
+_DEV = re.compile(r"on dev (?P<dev>[\w\-]+(?::\d+)?)")
+
+
+def _call_name(raw: str) -> str:
+    for base in ("ibv_reg_mr", "ibv_modify_qp", "ibv_create_qp", "ibv_open_device", "ibv_poll_cq", "ibv_get_device_list",
+                 "ibv_query_gid", "ibv_reg_dmabuf_mr"):
+        if raw.startswith(base):
+            return base
+    return raw
+
+
+class NcclErrors(LineProbe):
+    name = "nccl_errors"
+    yields = ("nccl.error", "nccl.warn", "sys.call_failed", "nccl.handle_corrupt")
+    triggers = ("NCCL error", "NCCL Error", "ncclSystemError", "ncclInternalError", "ncclInvalidUsage", "ncclRemoteError",
+                "ncclUnhandledCudaError", "unhandled system error", "unhandled cuda error", "remote process exited",
+                "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
+                "Call to ibv_", "Got completion from peer", "with family 0", "neither AF_INET")
+
+    def feed(self, line_no: int, line: str) -> None:
+        self._framework_error(line_no, line)
+        m = _WARN.search(line)
+        if m:
+            self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or "", message=m["msg"].strip()[:200])
+        self._calls(line_no, line)
+        if "with family 0" in line or "neither AF_INET" in line:
+            self.ctx.emit(HandleCorrupt, line_no, line, detail="peer address decoded with family 0")
+
+    def _framework_error(self, n: int, line: str) -> None:
+        low = line.lower()
+        if "nccl" not in low and "remote process exited" not in low:
+            return
+        for words, code in _CODES:
+            if words.lower() in low:
+                v = _VERSION_TAIL.search(line)
+                self.ctx.emit(NcclError, n, line, code=code, version_num=version_num(v["v"]) if v else 0, detail=words)
+                return
+
+    def _calls(self, n: int, line: str) -> None:
+        low = line.lower()
+        if "shm_open" in low and "failed" in low:
+            self._call(n, line, "shm_open", "/dev/shm")
+        elif ("posix_fallocate" in low or "failed to extend /dev/shm" in low or "ftruncate" in low) and (
+                "failed" in low or "error" in low):
+            self._call(n, line, "shm_alloc", "/dev/shm")
+        elif "shared memory segment" in low and "error" in low:
+            self._call(n, line, "shm_alloc", "/dev/shm")
+        m = _QP.search(line)
+        if m:
+            gid = _GID_INDEX.search(line)
+            dev = _DEV.search(line)
+            self._call(n, line, _call_name(m["call"]), dev["dev"] if dev else "",
+                       gid_index=int(gid["i"]) if gid else -1, roce="::ffff:" in line or "RoCE" in line)
+        if "Got completion from peer" in line:
+            status = re.search(r"(?:status=|error )(\d+)", line)
+            self.ctx.emit(CallFailed, n, line, call="ibv_poll_cq", errno=f"IBV_WC_{status.group(1)}" if status else "",
+                          resource="", roce="::ffff:" in line)
+
+    def _call(self, n: int, line: str, call: str, resource: str, **extra: object) -> None:
+        self.ctx.emit(CallFailed, n, line, call=call, errno=errno_of(line), resource=resource, **extra)

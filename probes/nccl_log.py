@@ -1,0 +1,102 @@
+"""NCCL_DEBUG=INFO/WARN output, NCCL 2.4 to 2.30 wording.
+
+Sample input:
+    node1:2228637:2230195 [3] NCCL INFO Bootstrap : Using [0]ens5:172.31.0.137<0> [1]veth75fa783:fe80::1%veth75fa783<0>
+    node1:2228637:2230195 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE ; OOB ens5:172.31.0.137<0>
+    node1:2228637:2230195 [3] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'
+    node1:2228637:2230195 [3] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA
+    node1:2228637:2230195 [3] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC
+    NCCL version 2.18.5+cuda12.1
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from doctor.facts.launch import IfnameError, Interface
+from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclLog, NcclNet, NcclVersion
+from doctor.probing.contract import LineProbe, ParseContext
+from doctor.probing.lines import address_class, version_num, virtual_interface
+
+_VERSION = re.compile(r"NCCL version:? ?(?P<v>\d+\.\d+\.\d+)(?:\+cuda(?P<cuda>[\d.]+))?")
+_IFACES = re.compile(r"\[\d+\](?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]+(?:%[\w.\-]+)?)<\d+>")
+_USING_NET = re.compile(r"Using network (?P<net>[\w ./\-]+?)\s*$")
+_NET_USING = re.compile(r"NET/(?P<net>IB|Socket|OFI|AWS Libfabric|\w+)\s*: Using \[")
+_GDR_HCA = re.compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for HCA \d+ '(?P<hca>[^']+)'")
+_CHANNEL = re.compile(r"(?:Channel|Ring) \d+(?:/\d+)? : .* via (?P<tr>(?:NET/[\w ]+?|P2P|SHM|CollNet|NVLS)[\w/ ]*?)\s*(?:comm|$)")
+
+
+def _transport(raw: str) -> tuple[str, bool, bool]:
+    parts = raw.strip().split("/")
+    gdr = "GDRDMA" in parts
+    if parts[0] == "NET":
+        return "/".join(parts[:2]), gdr, True
+    return "/".join(parts[:2]) if len(parts) > 1 else parts[0], gdr, False
+
+
+class NcclLogProbe(LineProbe):
+    name = "nccl_log"
+    yields = ("nccl.version", "nccl.net", "nccl.ib_unavailable", "nccl.gdr", "nccl.channel", "net.interface", "nccl.log",
+              "net.ifname_error")
+    triggers = ("NCCL INFO", "NCCL version", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin",
+                "libibverbs", "via NET", "via P2P", "via SHM", "GPU Direct RDMA", "No usable listening interface",
+                "no socket interface found", "No socket interface found")
+
+    def __init__(self, ctx: ParseContext) -> None:
+        super().__init__(ctx)
+        self.info_lines: dict[str, int] = defaultdict(int)
+        self.net_init: dict[str, bool] = defaultdict(bool)
+        self.first_line: dict[str, tuple[int, str]] = {}
+
+    def feed(self, line_no: int, line: str) -> None:
+        node = self._count(line_no, line)
+        m = _VERSION.search(line)
+        if m:
+            self.ctx.emit(NcclVersion, line_no, line, version=m["v"], version_num=version_num(m["v"]), cuda=m["cuda"] or "")
+        if "Bootstrap" in line or "NET/Socket" in line:
+            self._interfaces(line_no, line)
+        self._network(line_no, line, node)
+        m = _GDR_HCA.search(line)
+        if m:
+            self.ctx.emit(GdrState, line_no, line, hca=m["hca"], enabled=m["state"] == "Enabled")
+        m = _CHANNEL.search(line)
+        if m:
+            transport, gdr, remote = _transport(m["tr"])
+            self.ctx.emit(NcclChannel, line_no, line, transport=transport, gdr=gdr, remote=remote)
+
+    def _count(self, line_no: int, line: str) -> str:
+        fact_node = self.ctx.node
+        if "NCCL INFO" in line or "NCCL WARN" in line:
+            from doctor.probing.lines import who
+            fact_node = who(line, self.ctx.node).node
+            self.info_lines[fact_node] += 1
+            self.first_line.setdefault(fact_node, (line_no, line))
+            if any(k in line for k in ("NET/Plugin", "Bootstrap", "NET/IB", "NET/Socket", "Using network", "NET/OFI")):
+                self.net_init[fact_node] = True
+        return fact_node
+
+    def _interfaces(self, line_no: int, line: str) -> None:
+        used_by = "nccl_bootstrap" if "Bootstrap" in line else "nccl_socket"
+        for m in _IFACES.finditer(line):
+            loopback, link_local = address_class(m["addr"])
+            self.ctx.emit(Interface, line_no, line, name=m["name"], address=m["addr"], used_by=used_by,
+                          loopback=loopback, link_local=link_local, virtual=virtual_interface(m["name"]))
+        if "No usable listening interface" in line or "no socket interface found" in line.lower():
+            self.ctx.emit(IfnameError, line_no, line, ifname="", transport="nccl")
+
+    def _network(self, line_no: int, line: str, node: str) -> None:
+        m = _USING_NET.search(line) or _NET_USING.search(line)
+        if m:
+            net = m["net"].strip()
+            self.ctx.emit(NcclNet, line_no, line, net="IB" if net.startswith("IB") else net)
+        if "NET/IB : No device found" in line or "NET/IB : No device found" in line.replace("NET/IB: ", "NET/IB : "):
+            self.ctx.emit(IbUnavailable, line_no, line, reason="no_device")
+        elif "libibverbs" in line and ("Failed to open" in line or "not found" in line or "Could not" in line):
+            self.ctx.emit(IbUnavailable, line_no, line, reason="no_verbs_lib")
+        elif "NCCL_IB_DISABLE set by environ" in line and not line.rstrip().endswith("to 0") and "to 0." not in line:
+            self.ctx.emit(IbUnavailable, line_no, line, reason="disabled_by_env")
+
+    def finish(self) -> None:
+        for node, count in self.info_lines.items():
+            n, line = self.first_line[node]
+            self.ctx.emit(NcclLog, n, line, node=node, rank=-1, info_lines=count, net_init_seen=self.net_init[node])

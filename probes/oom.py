@@ -1,0 +1,107 @@
+"""CUDA out-of-memory messages of every PyTorch wording, with [rankN]: prefixes and hard line wraps.
+
+Sample input:
+    RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; 7.13 GiB already allocated; 3.06 MiB free; 186.50 KiB cached)
+    RuntimeError: CUDA out of memory. Tried to allocate 58.00 MiB (GPU 0; 23.70 GiB total capacity; 16.76 GiB already allocated; 2.44 MiB free; 16.9
+    4 GiB reserved in total by PyTorch)
+    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.23 GiB is free.
+    Process 4242 has 30.00 GiB memory in use. Including non-PyTorch memory, this process has 47.90 GiB memory in use. Of the allocated
+    memory 45.00 GiB is allocated by PyTorch, and 1.50 GiB is reserved by PyTorch but unallocated.
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.facts.gpu import OomEvent
+from doctor.probing.contract import LineProbe, ParseContext
+from doctor.probing.lines import to_bytes, who
+
+_N = r"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>[KMGT]i?B|bytes|B)"
+_FIELDS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "requested": (re.compile(r"Tried to allocate\s*" + _N),),
+    "total": (re.compile(r"GPU\s*\d+;\s*" + _N + r"\s*total capacity"),
+              re.compile(r"total capac\w*\s*of\s*" + _N)),
+    "allocated": (re.compile(_N + r"\s*already allocated"), re.compile(_N + r"\s*is allocated by PyTorch")),
+    "free": (re.compile(_N + r"\s*free\b"), re.compile(r"of which\s*" + _N + r"\s*is free")),
+    "reserved": (re.compile(_N + r"\s*reserved in total by PyTorch"),),
+    "unallocated": (re.compile(_N + r"\s*is reserved by PyTorch but unallocated"),),
+    "cached": (re.compile(_N + r"\s*cached\)"),),
+    "process_in_use": (re.compile(r"this process has\s*" + _N + r"\s*memory in use"),),
+}
+_DEVICE = re.compile(r"GPU\s*(\d+)")
+_OTHER = re.compile(r"Process\s*\d+\s*has\s*" + _N + r"\s*memory in use")
+_START = ("out of memory", "OutOfMemoryError")
+
+
+def measure(text: str) -> dict[str, float]:
+    values: dict[str, float] = {}
+    for name, patterns in _FIELDS.items():
+        for pattern in patterns:
+            m = pattern.search(text)
+            if m:
+                values[name] = to_bytes(m["n"], m["u"])
+                break
+    return values
+
+
+def derive(values: dict[str, float], others: int, device: int) -> dict[str, float | int | bool]:
+    """Fill reserved from older wordings and compute the ratios rules compare."""
+    if "reserved" not in values and "allocated" in values:
+        extra = values.get("unallocated", values.get("cached"))
+        if extra is not None:
+            values["reserved"] = values["allocated"] + extra
+    out: dict[str, float | int | bool] = {k: values.get(k, -1) for k in
+                                   ("requested", "total", "allocated", "reserved", "free", "process_in_use")}
+    total, free = values.get("total"), values.get("free")
+    held = values.get("process_in_use", values.get("reserved"))
+    if total and free is not None and held is not None:
+        out["outside"] = max(0.0, total - held - free)
+        out["outside_frac"] = out["outside"] / total
+    if total:
+        if "reserved" in values and "allocated" in values:
+            out["unallocated_frac"] = max(0.0, values["reserved"] - values["allocated"]) / total
+        if "allocated" in values:
+            out["allocated_frac"] = values["allocated"] / total
+        if "requested" in values:
+            out["request_frac"] = values["requested"] / total
+    if "reserved" in values and "allocated" in values and "requested" in values:
+        out["cache_covers_request"] = values["reserved"] - values["allocated"] >= values["requested"]
+    out["other_processes"] = others
+    out["device"] = device
+    return out
+
+
+class OomMessages(LineProbe):
+    name = "oom"
+    yields = ("oom.event",)
+    triggers = _START + ("GiB", "MiB", "KiB", "PyTorch", "capacity", "free")
+
+    def __init__(self, ctx: ParseContext) -> None:
+        super().__init__(ctx)
+        self.start: tuple[int, str] | None = None
+        self.text = ""
+        self.last = 0
+
+    def feed(self, line_no: int, line: str) -> None:
+        body = who(line, self.ctx.node).body
+        starts = any(s in line for s in _START)
+        if self.start and (starts or line_no > self.last + 1):
+            self._close()
+        if starts:
+            self.start, self.text = (line_no, line), body
+        elif self.start:
+            self.text += body if self.text.endswith(" ") or not self.text[-1:].isalnum() else body
+        self.last = line_no
+
+    def _close(self) -> None:
+        if not self.start:
+            return
+        line_no, line = self.start
+        text = self.text.replace("\n", "")
+        device = _DEVICE.search(text)
+        values = derive(measure(text), len(_OTHER.findall(text)), int(device.group(1)) if device else -1)
+        self.ctx.emit(OomEvent, line_no, line, **values)
+        self.start, self.text = None, ""
+
+    def finish(self) -> None:
+        self._close()

@@ -1,0 +1,36 @@
+"""What the program was doing when it failed: notable calls in Python tracebacks.
+
+Sample input:
+      File "train.py", line 98, in main
+        torch.cuda.set_device(args.local_rank)
+      File "train.py", line 120, in main
+        checkpoint = torch.load(ckpt_path, map_location=device)
+"""
+from __future__ import annotations
+
+from doctor.facts.gpu import TraceFrame
+from doctor.probing.contract import LineProbe
+
+ACTIVITIES: tuple[tuple[str, str], ...] = (
+    ("torch.load(", "checkpoint_load"), ("load_state_dict(", "checkpoint_load"), ("in load_state_dict", "checkpoint_load"),
+    ("in load_checkpoint", "checkpoint_load"), ("resume_from_checkpoint", "checkpoint_load"),
+    ("set_device(", "set_device"), ("in set_device", "set_device"),
+    ("init_process_group(", "init_process_group"), ("in init_process_group", "init_process_group"),
+    (".backward(", "backward"), ("in backward", "backward"), ("optimizer.step(", "optimizer_step"),
+    ("in step", "optimizer_step"), ("model.to(", "model_to_device"), (".cuda()", "model_to_device"),
+)
+
+
+class TracebackFrames(LineProbe):
+    name = "traceback_frames"
+    yields = ("trace.frame",)
+    triggers = tuple(words for words, _ in ACTIVITIES)
+
+    def feed(self, line_no: int, line: str) -> None:
+        stripped = line.strip()
+        if stripped.startswith("#") or "def " in stripped:
+            return
+        for words, activity in ACTIVITIES:
+            if words in line:
+                self.ctx.emit(TraceFrame, line_no, line, function=words.strip("(.").replace("in ", ""), activity=activity)
+                return

@@ -1,0 +1,50 @@
+"""Package and driver versions: pip freeze/list, conda list, collect_env, nvidia-smi's header, version lines.
+
+Sample input:
+    nvidia-nccl-cu12==2.20.5
+    [pip3] torch==2.1.0+cu121
+    PyTorch version: 2.1.0+cu121
+    Nvidia driver version: 535.104.05
+    | NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.facts.env import PackageVersion
+from doctor.probing.contract import LineProbe
+from doctor.probing.lines import version_num
+
+_PIN = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<name>[A-Za-z0-9][\w.\-]*)==(?P<v>[\w.+!\-]+)\s*$")
+_COLLECT_ENV: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^PyTorch version:\s*(?P<v>\S+)"), "torch"),
+    (re.compile(r"^CUDA used to build PyTorch:\s*(?P<v>[\d.]+)"), "cuda_build"),
+    (re.compile(r"^CUDA runtime version:\s*(?P<v>[\d.]+)"), "cuda_runtime"),
+    (re.compile(r"(?:Nvidia driver version|Driver Version|驱动版本)\s*[:：]\s*(?P<v>[\d.]+)"), "driver"),
+    (re.compile(r"CUDA Version:\s*(?P<v>[\d.]+)"), "cuda_driver_api"),
+    (re.compile(r"^\s*(?:\[conda\]\s*)?(?P<name>pytorch|torch|nccl|cudatoolkit)\s+(?P<v>\d[\w.+]*)\s+\S+"), ""),
+)
+
+
+def normalise(name: str) -> str:
+    low = name.lower().replace("_", "-")
+    return "torch" if low in ("pytorch", "torch") else low
+
+
+class Versions(LineProbe):
+    name = "versions"
+    yields = ("pkg.version",)
+    triggers = ("==", "version:", "Version:", "驱动版本", "[conda]")
+
+    def feed(self, line_no: int, line: str) -> None:
+        m = _PIN.match(line)
+        if m:
+            self._emit(line_no, line, normalise(m["name"]), m["v"])
+            return
+        for pattern, name in _COLLECT_ENV:
+            m = pattern.search(line)
+            if m:
+                self._emit(line_no, line, name or normalise(m["name"]), m["v"])
+
+    def _emit(self, n: int, line: str, name: str, version: str) -> None:
+        self.ctx.emit(PackageVersion, n, line, name=name, version=version, version_num=version_num(version))
