@@ -23,22 +23,34 @@ def _of(facts: Iterable[Fact], cls: type[Fact]) -> list:
 
 
 def version_skew(facts: list[Fact]) -> list[Fact]:
-    """Same package, different versions on different nodes (NCCL versions from logs count too)."""
-    seen: dict[str, dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
+    """Same package, different versions on different nodes (NCCL versions from logs count too).
+
+    Per node the most specific version string wins ('2.3.1+cu121' over '2.3.1'), so one node reporting a
+    package twice in two wordings is not a skew; two nodes disagreeing is.
+    """
+    per_node: dict[str, dict[str, Fact]] = defaultdict(dict)
     for f in _of(facts, PackageVersion):
-        seen[f.name][f.version].append(f)
+        _keep_most_specific(per_node[f.name], f)
     for f in _of(facts, NcclVersion):
-        seen["nccl (runtime)"][f.version].append(f)
+        _keep_most_specific(per_node["nccl (runtime)"], f)
     out: list[Fact] = []
-    for name, by_version in sorted(seen.items()):
-        nodes = {v: {f.node for f in fs} for v, fs in by_version.items()}
-        if len(by_version) < 2 or len(set().union(*nodes.values())) < 2:
+    for name, by_node in sorted(per_node.items()):
+        nodes_of: dict[str, list[str]] = defaultdict(list)
+        for node, fact in by_node.items():
+            nodes_of[fact.version].append(node)
+        if len(nodes_of) < 2:
             continue
         text = ", ".join(f"{v} ({len(n)} node{'s' if len(n) > 1 else ''}: {', '.join(sorted(n)[:3])})"
-                         for v, n in sorted(nodes.items()))
-        witness = sorted(by_version.items())[-1][1][0]
-        out.append(VersionSkew(node="", origin=witness.origin, name=name, versions=text, count=len(by_version)))
+                         for v, n in sorted(nodes_of.items()))
+        witness = by_node[sorted(nodes_of.items())[-1][1][0]]
+        out.append(VersionSkew(node="", origin=witness.origin, name=name, versions=text, count=len(nodes_of)))
     return out
+
+
+def _keep_most_specific(by_node: dict[str, Fact], fact: Fact) -> None:
+    known = by_node.get(fact.node)
+    if known is None or len(fact.version) > len(known.version):
+        by_node[fact.node] = fact
 
 
 def nccl_summary(facts: list[Fact]) -> list[Fact]:

@@ -8,7 +8,8 @@ from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent,
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  IfnameError, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
-from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbUnavailable, NcclChannel, NcclError, NcclLog, NcclNet,
+from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
+                               NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
 from doctor.facts.status import ProbeStatus
 from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoSummary
@@ -19,7 +20,7 @@ _ALL: tuple[type[Fact], ...] = (
     DeviceOrdinalError, DuplicateGpu, LaunchOption, LaunchConfigError, HostName, HostsEntry,
     # NCCL
     NcclVersion, NcclError, NcclWarn, CallFailed, NcclNet, IbUnavailable, GdrState, NcclChannel, NcclSummary,
-    HandleCorrupt, NcclLog,
+    HandleCorrupt, NcclLog, NcclHca,
     # GPU and memory
     CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice,
     # collectives

@@ -109,3 +109,14 @@ class NcclLog(Fact):
     KIND = "nccl.log"
     info_lines: int = 0
     net_init_seen: bool = False    # NET/Plugin, Bootstrap, NET/IB or NET/Socket lines present
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NcclHca(Fact):
+    """An HCA port NCCL's IB transport is using (NET/IB : Using [0]mlx5_0:1/IB ...)."""
+
+    KIND = "nccl.hca"
+    name: str = ""
+    port: int = -1
+    link_layer: str = ""           # IB | RoCE
+    sharp: bool = False
