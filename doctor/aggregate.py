@@ -14,6 +14,7 @@ from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, VersionSke
 from doctor.facts.launch import HostName, HostsEntry, LaunchOption, RendezvousEndpoint
 from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclLog, NcclNet, NcclSummary, NcclVersion
 from doctor.facts.topo import TopoLink, TopoSummary
+from doctor.facts.train import SlowRank, TrainSteps
 
 _IB_ENV = ("NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_TC", "NCCL_IB_SL", "NCCL_NET_GDR_LEVEL")
 
@@ -127,8 +128,24 @@ def rendezvous_endpoint(facts: list[Fact]) -> list[Fact]:
     return out
 
 
+def slow_rank(facts: list[Fact]) -> list[Fact]:
+    """A rank whose own work per step (compute, or step minus communication wait) is >= 1.5x the others' median."""
+    ranks = [f for f in _of(facts, TrainSteps) if f.steps >= 2]
+    if len(ranks) < 2:
+        return []
+    own = {id(f): (f.compute_s if f.compute_s >= 0 else f.step_s - max(f.comm_s, 0.0)) for f in ranks}
+    out: list[Fact] = []
+    for f in ranks:
+        others = sorted(own[id(g)] for g in ranks if g is not f)
+        mid = others[len(others) // 2]
+        if mid > 0 and own[id(f)] >= 1.5 * mid and own[id(f)] - mid >= 0.05:
+            out.append(SlowRank(node=f.node, rank=f.rank, origin=f.origin, own_s=own[id(f)], others_s=mid,
+                                ratio=own[id(f)] / mid))
+    return out
+
+
 AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
-    version_skew, nccl_summary, topo_summary, rank_lag, rendezvous_endpoint,
+    version_skew, nccl_summary, topo_summary, rank_lag, rendezvous_endpoint, slow_rank,
 )
 
 

@@ -21,6 +21,7 @@ from probes.nvlink_status import NvlinkStatus
 from probes.oom import OomMessages
 from probes.topo_matrix import TopoMatrix
 from probes.traceback_frames import TracebackFrames
+from probes.train_log import TrainLog
 from probes.versions import Versions
 
 LINE_PROBES: tuple[type[LineProbe], ...] = (
@@ -37,6 +38,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     ContainerSpec,      # devices and capabilities given to a container
     NcclTests,          # nccl-tests output
     MemlockLines,       # ulimit -a
+    TrainLog,           # per-step timings of training logs
 )
 
 DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (

@@ -19,6 +19,7 @@ from doctor.probing.lines import address_class, errno_of
 
 _CLIENT_TIMEOUT = re.compile(r"client socket has timed out after \d+\s*ms while trying to connect to \((?P<host>[^,]+),\s*(?P<port>\d+)\)")
 _CLIENT_FAILED = re.compile(r"client socket has failed to connect to (?:any local network address|\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+))")
+_NOT_LISTENING = re.compile(r"server socket on \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+) is not yet listening")
 _OLD_CONNECT_TIMEOUT = re.compile(r"connect\(\) timed out|Socket Timeout|TCPStore.*timed out|Timed out connecting to store")
 _GLOO_REMOTE = re.compile(r"(?P<what>timed out connecting|failed to connect|Connect timeout|connectFullMesh failed).*?"
                           r"(?:SO_ERROR: (?P<err>[A-Za-z ]+))?.*?remote=\[(?P<host>[^\]]+)\](?::(?P<port>\d+))?")
@@ -43,7 +44,7 @@ class LaunchErrors(LineProbe):
     name = "launch_errors"
     yields = ("net.connect_error", "net.resolve_error", "net.bind_error", "rdzv.timeout", "net.ifname_error",
               "launch.ordinal_error", "launch.duplicate_gpu", "launch.config_error")
-    triggers = ("client socket", "connect() timed out", "Socket Timeout", "remote=[", "failed to connect", "Connect to",
+    triggers = ("client socket", "is not yet listening", "connect() timed out", "Socket Timeout", "remote=[", "failed to connect", "Connect to",
                 "connect to", "cannot be retrieved", "Name or service not known", "name resolution", "getaddrinfo",
                 "gaierror", "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
@@ -59,6 +60,9 @@ class LaunchErrors(LineProbe):
         m = _CLIENT_TIMEOUT.search(line)
         if m:
             return self._connect(n, line, m["host"], m["port"], "timeout", "store")
+        m = _NOT_LISTENING.search(line)
+        if m:
+            return self._connect(n, line, m["host"], m["port"], "refused", "store")
         m = _CLIENT_FAILED.search(line)
         if m:
             return self._connect(n, line, m["host"] or "", m["port"] or "-1", _outcome(line), "store")

@@ -12,6 +12,7 @@ from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbUnavailabl
                                NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
 from doctor.facts.status import ProbeStatus
+from doctor.facts.train import SlowRank, TrainSteps
 from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoSummary
 
 _ALL: tuple[type[Fact], ...] = (
@@ -29,6 +30,8 @@ _ALL: tuple[type[Fact], ...] = (
     PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize,
     # topology and measurements
     TopoLink, TopoSummary, NvlinkState, CollectiveBench,
+    # training logs
+    TrainSteps, SlowRank,
     # gathering
     ProbeStatus,
 )
