@@ -6,9 +6,10 @@ namespace ``<prefix>sw``. Nothing is attached to the host's namespace, so no
 packet can leave the machine: nodes reach each other's ``10.213.0.x``
 addresses and their own loopback, and nothing else (no default route).
 
-Each node gets ``/etc/netns/<ns>/hosts`` (which ``ip netns exec`` bind-mounts
-over ``/etc/hosts``) and a ``resolv.conf`` that points at 127.0.0.1, so a name
-lookup never reaches a real DNS server. Commands can run under a hostname of
+Each node gets ``/etc/netns/<ns>/hosts`` (``ip netns exec`` bind-mounts every
+file of ``/etc/netns/<ns>/`` over its namesake in ``/etc``), a ``resolv.conf``
+that points at 127.0.0.1 and an ``nsswitch.conf`` with ``hosts: files``, so a
+name lookup never reaches a real DNS server. Commands can run under a hostname of
 their own with ``unshare --uts`` (see :meth:`Node.wrap`).
 
 Faults: :meth:`Cluster.drop_port` (an iptables DROP rule, or nft when iptables
@@ -139,6 +140,9 @@ class Cluster:
             lines.append(f"{other.addr}\t{other.hostname}")
         (etc / "hosts").write_text("\n".join(lines) + "\n")
         (etc / "resolv.conf").write_text("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
+        # Names come from the hosts file only: a lookup of an unknown name fails at once
+        # with "Name or service not known", as an NXDOMAIN would.
+        (etc / "nsswitch.conf").write_text("hosts: files\n")
 
     def destroy(self) -> None:
         """Delete every namespace and /etc/netns entry of this cluster (idempotent)."""

@@ -9,11 +9,12 @@ outlives the scenario's deadline), and writes:
 * ``env.txt``: the launch environment per process, ``NAME=value`` lines under a
   ``# <log>`` header;
 * ``expected.yaml``: cause, symptom, also_acceptable, description, produced_by,
-  torch, and ``evidence`` (the first log line holding each expected text).
+  torch, and ``evidence`` (the first log line matching each expected pattern).
 """
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import socket
 import subprocess
@@ -147,8 +148,9 @@ def find_evidence(expect: tuple[str, ...], logs: dict[str, str]) -> tuple[list[d
     evidence: list[dict[str, str]] = []
     missing: list[str] = []
     for text in expect:
+        pattern = re.compile(text)
         hit = next(((name, line) for name, body in sorted(logs.items())
-                    for line in body.splitlines() if text in line), None)
+                    for line in body.splitlines() if pattern.search(line)), None)
         if hit is None:
             missing.append(text)
         else:
