@@ -8,7 +8,7 @@ outlives the scenario's deadline), and writes:
 * ``command.txt``: how each process was launched (env + argv, as a user types it);
 * ``env.txt``: the launch environment per process, ``NAME=value`` lines under a
   ``# <log>`` header;
-* ``expected.yaml``: cause, symptom, also_acceptable, description, produced_by,
+* ``<name>.expected.yaml`` (beside the folder): cause, symptom, also_acceptable, description, produced_by,
   torch, and ``evidence`` (the first log line matching each expected pattern).
 """
 from __future__ import annotations
@@ -106,8 +106,13 @@ def record(sc: Scenario, out_dir: Path, produced_by: str, torch: str | None = No
         "description": sc.description, "produced_by": produced_by,
         "torch": torch or torch_version(), "evidence": evidence,
     }
-    (out_dir / "expected.yaml").write_text(yaml.safe_dump(expected, sort_keys=False, width=100))
+    answer_file(out_dir).write_text(yaml.safe_dump(expected, sort_keys=False, width=100))
     return Result(sc.name, out_dir, codes, seconds, missing)
+
+
+def answer_file(out_dir: Path) -> Path:
+    """The expected answer lives beside the incident folder, so `doctor analyze <folder>` never reads it."""
+    return out_dir.parent / f"{out_dir.name}.expected.yaml"
 
 
 def run_procs(sc: Scenario, cluster: Cluster | None, values: dict[str, str], out_dir: Path,

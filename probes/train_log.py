@@ -15,7 +15,7 @@ from doctor.facts.train import TrainSteps
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import who
 
-_VALUE = r"\s*[:=]\s*(?P<v>\d+(?:\.\d+)?)\s*(?P<u>ms|s)?\b"
+_VALUE = r"\s*[:=]?\s*(?P<v>\d+(?:\.\d+)?)\s*(?P<u>ms|s)?\b"
 _KEYS: dict[str, re.Pattern[str]] = {
     "step": re.compile(r"(?<![\w])(?:step_time|iter_time|batch_time|time|Time)" + _VALUE),
     "data": re.compile(r"(?<![\w])(?:data_time|data_wait|dataloader_time|Data)" + _VALUE),
@@ -33,7 +33,7 @@ def _seconds(m: re.Match[str]) -> float:
 class TrainLog(LineProbe):
     name = "train_log"
     yields = ("train.steps",)
-    triggers = ("data_time", "step_time", "iter_time", "batch_time", "time: ", "time=", "Time: ", "Data: ", "comm=")
+    triggers = ("data_time", "step_time", "iter_time", "batch_time", "time: ", "time=", " time ", "Time: ", "Data: ", "comm")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from lab.netns import netns_unavailable_reason
-from lab.record import record
+from lab.record import answer_file, record
 from lab.scenarios import by_name
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,12 +36,8 @@ def run_live(name: str, tmp_path: Path) -> Path:
 
 
 def doctor_top_cause(incident: Path, tmp_path: Path) -> tuple[str | None, str]:
-    """`doctor analyze --json` on the incident's logs (without expected.yaml, the answer)."""
-    inputs = tmp_path / "doctor-input"
-    inputs.mkdir()
-    for f in incident.iterdir():
-        if f.name != "expected.yaml":
-            shutil.copy(f, inputs / f.name)
+    """`doctor analyze --json` on the incident's folder (the answer lies beside it, not in it)."""
+    inputs = incident
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run([sys.executable, "-m", "doctor", "analyze", "--json", str(inputs)], cwd=REPO,
                           env=env, capture_output=True, text=True, timeout=60)
@@ -52,7 +48,7 @@ def doctor_top_cause(incident: Path, tmp_path: Path) -> tuple[str | None, str]:
 
 def check_doctor(incident: Path, tmp_path: Path) -> None:
     pytest.importorskip("doctor")
-    expected = yaml.safe_load((incident / "expected.yaml").read_text())
+    expected = yaml.safe_load(answer_file(incident).read_text())
     cause, report = doctor_top_cause(incident, tmp_path)
     assert cause == expected["cause"], report
 
