@@ -30,6 +30,7 @@ _NOT_LISTENING = re.compile(r"server socket on \[?(?P<host>[^\]\s]+?)\]?:(?P<por
 _OLD_CONNECT_TIMEOUT = re.compile(r"connect\(\) timed out|Socket Timeout|TCPStore.*timed out|Timed out connecting to store")
 _GLOO_REMOTE = re.compile(r"(?P<what>timed out connecting|failed to connect|Connect timeout|connectFullMesh failed).*?"
                           r"(?:SO_ERROR: (?P<err>[A-Za-z ]+))?.*?remote=\[(?P<host>[^\]]+)\](?::(?P<port>\d+))?")
+_NCCL_CALL_CONNECT = re.compile(r"Call to connect failed\s*:\s*(?P<err>.*)")
 _NCCL_CONNECT = re.compile(r"(?:socketStartConnect|socketConnect|Connect to|connect to) (?P<host>[0-9a-fA-F:.%\[\]a-z\-]+)<(?P<port>\d+)> failed\s*:?\s*(?P<err>[^,\n]*)")
 _GAI = re.compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot be retrieved \(gai error: (?P<code>-?\d+)")
 _RESOLVE_OLD = re.compile(r"(?:Name or service not known|nodename nor servname|getaddrinfo failed|Temporary failure in name resolution|gaierror)")
@@ -51,7 +52,7 @@ class LaunchErrors(LineProbe):
     name = "launch_errors"
     yields = ("host.name", "net.connect_error", "net.resolve_error", "net.bind_error", "rdzv.timeout", "net.ifname_error",
               "launch.ordinal_error", "launch.duplicate_gpu", "launch.config_error")
-    triggers = ("client socket", "is not yet listening", "Connection timed out", "Connection refused", "timed out",
+    triggers = ("client socket", "is not yet listening", "Call to connect failed", "Connection timed out", "Connection refused", "timed out",
                 "RendezvousConnectionError", "C10d store has failed", "store based barrier", "Unable to resolve hostname", "connect() timed out", "Socket Timeout", "remote=[", "failed to connect", "Connect to",
                 "connect to", "cannot be retrieved", "Name or service not known", "name resolution", "getaddrinfo",
                 "gaierror", "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
@@ -93,6 +94,9 @@ class LaunchErrors(LineProbe):
     def _nccl_connect(self, n: int, line: str) -> bool:
         m = _NCCL_CONNECT.search(line)
         if not m:
+            m = _NCCL_CALL_CONNECT.search(line)
+            if m and "WARN" in line:
+                return self._connect(n, line, "", "-1", _outcome(m["err"]), "nccl")
             return False
         return self._connect(n, line, m["host"], m["port"], _outcome(m["err"]), "nccl")
 

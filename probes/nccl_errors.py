@@ -25,7 +25,7 @@ _CODES: tuple[tuple[str, str], ...] = (
     ("ncclRemoteError", "remote"), ("unhandled cuda error", "cuda"), ("ncclUnhandledCudaError", "cuda"),
     ("ncclInProgress", "timeout"),
 )
-_WARN = re.compile(r"(?:(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+)?NCCL WARN\s+(?P<msg>.*)")
+_WARN = re.compile(r"(?:(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+NCCL WARN|(?P<src2>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+WARN|NCCL WARN)\s+(?P<msg>.*)")
 _VERSION_TAIL = re.compile(r"NCCL version (?P<v>\d+\.\d+\.\d+)")
 _QP = re.compile(r"Call to (?P<call>ibv_\w+) failed(?: with(?: error)?)?\s*(?P<rest>.*)")
 _GID_INDEX = re.compile(r"GID index (?P<i>\d+)")
@@ -46,13 +46,13 @@ class NcclErrors(LineProbe):
     triggers = ("NCCL error", "NCCL Error", "ncclSystemError", "ncclInternalError", "ncclInvalidUsage", "ncclRemoteError",
                 "ncclUnhandledCudaError", "unhandled system error", "unhandled cuda error", "remote process exited",
                 "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
-                "Call to ibv_", "Got completion from peer", "with family 0", "neither AF_INET")
+                "Call to ibv_", "Got completion from peer", "with family 0", "neither AF_INET", " WARN ")
 
     def feed(self, line_no: int, line: str) -> None:
         self._framework_error(line_no, line)
         m = _WARN.search(line)
         if m:
-            self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or "", message=m["msg"].strip()[:200])
+            self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or m["src2"] or "", message=m["msg"].strip()[:200])
         self._calls(line_no, line)
         if "with family 0" in line or "neither AF_INET" in line:
             self.ctx.emit(HandleCorrupt, line_no, line, detail="peer address decoded with family 0")

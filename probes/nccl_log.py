@@ -41,7 +41,7 @@ class NcclLogProbe(LineProbe):
     name = "nccl_log"
     yields = ("nccl.version", "nccl.hca", "pkg.version", "nccl.net", "nccl.ib_unavailable", "nccl.gdr", "nccl.channel", "net.interface", "nccl.log",
               "net.ifname_error")
-    triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin",
+    triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin",
                 "libibverbs", "via NET", "via P2P", "via SHM", "GPU Direct RDMA", "No usable listening interface",
                 "no socket interface found", "No socket interface found")
 
@@ -56,7 +56,7 @@ class NcclLogProbe(LineProbe):
         m = _VERSION.search(line)
         if m:
             self.ctx.emit(NcclVersion, line_no, line, version=m["v"], version_num=version_num(m["v"]), cuda=m["cuda"] or "")
-        if "Bootstrap" in line or "NET/Socket" in line:
+        if "Bootstrap" in line or "NET/Socket" in line or "NET : Using interface" in line:
             self._interfaces(line_no, line)
         self._network(line_no, line, node)
         if "NET/IB : Using [" in line or "NET/IB: Using [" in line:

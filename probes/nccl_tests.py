@@ -25,6 +25,13 @@ _NRANKS = re.compile(r"nranks (?P<n>\d+)")
 _BIN = re.compile(r"(?P<op>all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv)_perf")
 
 
+def _wrong_in_row(line: str) -> int:
+    """The #wrong columns (out-of-place and in-place) of a result row; 'N/A' counts as 0."""
+    fields = line.split()
+    columns = [fields[i] for i in (8, 12) if i < len(fields)]
+    return sum(int(c) for c in columns if c.isdigit())
+
+
 class NcclTests(LineProbe):
     name = "nccl_tests"
     yields = ("bench.collective", "gpu.device")
@@ -52,6 +59,7 @@ class NcclTests(LineProbe):
                           consumer=consumer_gpu(m["name"]), node=m["host"])
         elif _ROW.search(line):
             s["rows"] = int(s["rows"]) + 1
+            s["wrong"] = int(s["wrong"]) + _wrong_in_row(line)
         elif (m := _AVG.search(line)):
             s["avg"], s["complete"] = float(m["bw"]), True
             self.anchor = (line_no, line)
