@@ -22,7 +22,9 @@ _CUDA: tuple[tuple[str, str], ...] = (
     ("no CUDA-capable device is detected", "no_device"), ("Found no NVIDIA driver", "no_device"),
     ("libcuda.so", "lib_missing"), ("libnccl.so", "lib_missing"), ("libcudart.so", "lib_missing"),
     ("undefined symbol: nccl", "symbol_missing"), ("undefined symbol: cuda", "symbol_missing"),
-    ("GPU is lost", "fell_off_bus"), ("device-side assert", "device_assert"),
+    ("GPU is lost", "fell_off_bus"), ("Unable to determine the device handle", "fell_off_bus"),
+    ("device-side assert", "device_assert"), ("system not yet initialized", "fabric_manager"),
+    ("peer access is not supported", "peer_access"), ("cudaErrorPeerAccessUnsupported", "peer_access"),
 )
 _CAUSED_BY = re.compile(r"caused by previous Xid (?P<xid>\d+)")
 _XID = re.compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")

@@ -8,7 +8,7 @@ from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent,
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  IfnameError, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
-from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
+from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbEvent, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
                                NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
 from doctor.facts.status import ProbeStatus
@@ -21,7 +21,7 @@ _ALL: tuple[type[Fact], ...] = (
     DeviceOrdinalError, DuplicateGpu, LaunchOption, LaunchConfigError, HostName, HostsEntry,
     # NCCL
     NcclVersion, NcclError, NcclWarn, CallFailed, NcclNet, IbUnavailable, GdrState, NcclChannel, NcclSummary,
-    HandleCorrupt, NcclLog, NcclHca,
+    HandleCorrupt, NcclLog, NcclHca, IbEvent,
     # GPU and memory
     CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice,
     # collectives

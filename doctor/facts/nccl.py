@@ -120,3 +120,13 @@ class NcclHca(Fact):
     port: int = -1
     link_layer: str = ""           # IB | RoCE
     sharp: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class IbEvent(Fact):
+    """An asynchronous event NCCL's IB transport received (port error, LID change, device fatal)."""
+
+    KIND = "nccl.ib_event"
+    hca: str = ""
+    event: str = ""
+    port_down: bool = False
