@@ -37,8 +37,9 @@ def version_skew(facts: list[Fact]) -> list[Fact]:
     out: list[Fact] = []
     for name, by_node in sorted(per_node.items()):
         nodes_of: dict[str, list[str]] = defaultdict(list)
-        for node, fact in by_node.items():
-            nodes_of[fact.version].append(node)
+        local_everywhere = all("+" in f.version for f in by_node.values())
+        for node, fact in by_node.items():   # '2.3.1+cu121' vs '2.3.1' is one version unless every node names its build
+            nodes_of[fact.version if local_everywhere else fact.version.split("+")[0]].append(node)
         if len(nodes_of) < 2:
             continue
         text = ", ".join(f"{v} ({len(n)} node{'s' if len(n) > 1 else ''}: {', '.join(sorted(n)[:3])})"
