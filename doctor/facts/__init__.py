@@ -11,14 +11,15 @@ from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, Du
 from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbEvent, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
                                NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
+from doctor.facts.reachability import Reachability
 from doctor.facts.status import ProbeStatus
+from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoNic, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
-from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoSummary
 
 _ALL: tuple[type[Fact], ...] = (
     # launch and rendezvous
     ConnectError, ResolveError, BindError, IfnameError, Interface, RendezvousTimeout, RendezvousEndpoint,
-    DeviceOrdinalError, DuplicateGpu, LaunchOption, LaunchConfigError, HostName, HostsEntry,
+    DeviceOrdinalError, DuplicateGpu, LaunchOption, LaunchConfigError, HostName, HostsEntry, Reachability,
     # NCCL
     NcclVersion, NcclError, NcclWarn, CallFailed, NcclNet, IbUnavailable, GdrState, NcclChannel, NcclSummary,
     HandleCorrupt, NcclLog, NcclHca, IbEvent,
@@ -29,7 +30,7 @@ _ALL: tuple[type[Fact], ...] = (
     # software and configuration
     PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize,
     # topology and measurements
-    TopoLink, TopoSummary, NvlinkState, CollectiveBench,
+    TopoLink, TopoNic, TopoSummary, NvlinkState, CollectiveBench,
     # training logs
     TrainSteps, SlowRank,
     # gathering
