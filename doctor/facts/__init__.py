@@ -13,6 +13,10 @@ from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbUnavailabl
                                NcclSummary, NcclVersion, NcclWarn)
 from doctor.facts.status import ProbeStatus
 from doctor.facts.train import SlowRank, TrainSteps
+from doctor.facts.launchers import (CollectiveStall, Hostfile, HostfileIgnored, MpiCudaSupport, RankAnnounce, RankDuplicate,
+                                    RemoteLaunchError, WorkerExit)
+from doctor.facts.measure import (BandwidthSample, BenchExpectation, BenchVerdict, CollectiveSize, CudaApiShare, GpuIdle,
+                                  KernelShare, LatencySample)
 from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoSummary
 
 _ALL: tuple[type[Fact], ...] = (
@@ -32,6 +36,10 @@ _ALL: tuple[type[Fact], ...] = (
     TopoLink, TopoSummary, NvlinkState, CollectiveBench,
     # training logs
     TrainSteps, SlowRank,
+    # other launchers and libraries (Horovod, TensorFlow, DeepSpeed, Lightning, accelerate, MPI)
+    CollectiveStall, RemoteLaunchError, WorkerExit, RankAnnounce, RankDuplicate, Hostfile, HostfileIgnored, MpiCudaSupport,
+    # benchmarks, profiles, expectations and verdicts
+    BenchExpectation, BandwidthSample, LatencySample, CollectiveSize, KernelShare, GpuIdle, CudaApiShare, BenchVerdict,
     # gathering
     ProbeStatus,
 )
