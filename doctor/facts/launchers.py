@@ -53,6 +53,7 @@ class RankAnnounce(Fact):
     global_rank: int = -1
     world: int = -1
     form: str = ""                 # the line's wording without digits: the same process logging twice differs
+    seq: int = 1                   # how many times this rank was announced in this wording in this input so far
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
