@@ -15,8 +15,8 @@ Sample input:
     Stalled ops: HorovodBroadcast_dense_kernel_0 [missing ranks: 1]                    (Horovod before 0.20)
     Process 0 exit with status code 137.
 
-The gloo rendezvous (horovodrun's HTTP key-value store) is Horovod's store: failures to reach it are
-net.connect_error with transport store, like c10d's TCPStore.
+The gloo rendezvous (horovodrun's HTTP key-value store, HOROVOD_GLOO_RENDEZVOUS_ADDR:PORT) is Horovod's
+rendezvous: failures to reach it are net.connect_error with transport rdzv, at the address the same input names.
 """
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ _SHUTDOWN = re.compile(r"Horovod has been shut down\.")
 _STALL = re.compile(r"submitted to be reduced, gathered or broadcasted by subset of ranks.*?more than (?P<secs>\d+) seconds")
 _MISSING_BLOCK = re.compile(r"^\s*(?P<rank>\d+): \[(?P<tensors>[^\]]*)\]?")
 _MISSING_INLINE = re.compile(r"(?P<tensor>[\w/.\-]+) \[missing ranks: (?P<ranks>[\d, ]+)\]")
+_RDZV_ENV = re.compile(r"HOROVOD_GLOO_RENDEZVOUS_(?P<key>ADDR|PORT)=['\"]?(?P<value>[\w.:\-]+)")
 _EXIT = re.compile(r"Process (?P<rank>\d+) exit with status code (?P<code>-?\d+)")
 _OPS = (("allreduce", "allreduce"), ("allgather", "allgather"), ("broadcast", "broadcast"), ("alltoall", "alltoall"),
         ("reducescatter", "reducescatter"))
@@ -55,14 +56,16 @@ class Horovod(LineProbe):
     triggers = ("connect [", "Connect timeout [", "request failed", "KVStore server failed", "Please check connectivity",
                 "Horovod has been shut down", "by subset of ranks", "Missing ranks", "missing ranks:", "exit with status code",
                 # the lines of a stall report's "Missing ranks:" block name Horovod's tensors
-                "Horovod", "allreduce.", "allgather.", "broadcast.")
+                "Horovod", "allreduce.", "allgather.", "broadcast.", "HOROVOD_GLOO_RENDEZVOUS_")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
         self.stall: tuple[int, str, float] | None = None          # the open stall warning: line, text, seconds
-        self.rdzv_addr = ""
+        self.rdzv: dict[str, str] = {}                            # ADDR / PORT of horovodrun's rendezvous server
 
     def feed(self, line_no: int, line: str) -> None:
+        for m in _RDZV_ENV.finditer(line):
+            self.rdzv[m["key"]] = m["value"]
         tag = _TAG.match(line)
         rank = int(tag["rank"]) if tag else None
         body = line[tag.end():] if tag else line
@@ -74,10 +77,10 @@ class Horovod(LineProbe):
         if "remote=[" not in body and (m := _GLOO_PAIR.search(body)):
             outcome = "timeout" if "Connect timeout" in body else outcome_of(m["err"] or "")
             self._connect(n, line, rank, m["host"], int(m["port"]), outcome, "gloo")
-        elif _HTTP_STORE.search(body):
-            self._connect(n, line, rank, "", -1, outcome_of(body), "store")
-        elif (m := _KVSTORE.search(body)):
-            self._connect(n, line, rank, "", -1, outcome_of(m["err"]), "store")
+        elif _HTTP_STORE.search(body) or (m := _KVSTORE.search(body)):
+            port = self.rdzv.get("PORT", "")
+            self._connect(n, line, rank, self.rdzv.get("ADDR", ""), int(port) if port.isdigit() else -1,
+                          outcome_of(body), "rdzv")
         else:
             return False
         return True
