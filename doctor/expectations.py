@@ -49,7 +49,7 @@ def parse_value(metric: str, text: str) -> float:
         value /= 100.0            # "30" for a share means 30 %
     if value <= 0:
         raise ValueError(f"{metric}: the expected value must be above 0")
-    return value
+    return round(value, 9)
 
 
 def from_option(text: str) -> BenchExpectation:

@@ -64,8 +64,8 @@ class Iperf3Text(LineProbe):
             loopback, link_local = address_class(self.peer) if self.peer else (False, False)
             outcome = {"ECONNREFUSED": "refused", "ETIMEDOUT": "timeout", "EHOSTUNREACH": "unreachable",
                        "ENETUNREACH": "unreachable"}.get(errno_of(m["err"]), "other")
-            self.ctx.emit(ConnectError, line_no, line, host=self.peer, port=self.port, outcome=outcome,
-                          transport="tcp", loopback=loopback, link_local=link_local)
+            self.ctx.emit(ConnectError, line_no, line, node=self.ctx.node, host=self.peer, port=self.port,
+                          outcome=outcome, transport="tcp", loopback=loopback, link_local=link_local)
 
     def finish(self) -> None:
         if self.best is None:
@@ -95,12 +95,13 @@ class Iperf3Json(DocumentProbe):
             return
         if not isinstance(data, dict):
             return
-        start = data.get("start") or {}
-        peer = str((start.get("connecting_to") or {}).get("host") or (start.get("accepted_connection") or {}).get("host") or "")
-        connected = [c for c in start.get("connected") or [] if isinstance(c, dict)]
+        start = _obj(data.get("start"))
+        target, accepted = _obj(start.get("connecting_to")), _obj(start.get("accepted_connection"))
+        peer = str(target.get("host") or accepted.get("host") or "")
+        connected = [c for c in _list(start.get("connected")) if isinstance(c, dict)]
         local = str(connected[0].get("local_host", "")) if connected else ""
-        receiving = bool((start.get("test_start") or {}).get("reverse")) or "accepted_connection" in start
-        port = int((start.get("connecting_to") or {}).get("port") or 5201)
+        receiving = bool(_obj(start.get("test_start")).get("reverse")) or bool(accepted)
+        port = _int(target.get("port"), 5201)
         anchor = _anchor(text)
         if data.get("error"):
             loopback, link_local = address_class(peer) if peer else (False, False)
@@ -110,19 +111,40 @@ class Iperf3Json(DocumentProbe):
                 ctx.emit(ConnectError, anchor[0], f'"error": "{err}"', host=peer, port=port, outcome=outcome,
                          transport="tcp", loopback=loopback, link_local=link_local)
             return
-        end = data.get("end") or {}
-        summary = end.get("sum_received") or end.get("sum") or end.get("sum_sent")
-        if not isinstance(summary, dict) or "bits_per_second" not in summary:
+        end = _obj(data.get("end"))
+        summary = _obj(end.get("sum_received") or end.get("sum") or end.get("sum_sent"))
+        rate = _float(summary.get("bits_per_second"), -1.0) / 1e9
+        if rate <= 0:
             return
-        rate = float(summary["bits_per_second"]) / 1e9
-        sent = end.get("sum_sent") or {}
-        streams = int((start.get("test_start") or {}).get("num_streams") or len(start.get("connected") or []) or 1)
+        sent = _obj(end.get("sum_sent"))
+        streams = _int(_obj(start.get("test_start")).get("num_streams"), len(connected) or 1)
         line_no, line = anchor
         ctx.emit(BandwidthSample, line_no, line,
                  tool="iperf3", metric="link_gbps", gbps=round(rate, 4), peer=peer, local=local,
                  path=_path(local, peer, receiving), streams=streams,
-                 seconds=round(float(summary.get("seconds") or -1), 2),
-                 retransmits=int(sent.get("retransmits", -1)) if isinstance(sent, dict) else -1, role="receiver")
+                 seconds=round(_float(summary.get("seconds"), -1.0), 2), retransmits=_int(sent.get("retransmits"), -1),
+                 role="receiver")
+
+
+def _obj(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _float(value: object, default: float) -> float:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return default
+    return number if number == number and abs(number) != float("inf") else default
+
+
+def _int(value: object, default: int) -> int:
+    number = _float(value, float(default))
+    return int(number) if abs(number) < 2**62 else default
 
 
 def _path(local: str, peer: str, receiving: bool) -> str:

@@ -52,27 +52,27 @@ class NcclTestsJson(DocumentProbe):
             data = _truncated(text)
         if not isinstance(data, dict):
             return
-        config = data.get("config") or {}
-        devices = [d for d in config.get("devices") or [] if isinstance(d, dict)]
-        args = [str(a) for a in data.get("args") or []]
+        config = _obj(data.get("config"))
+        devices = [d for d in _list(config.get("devices")) if isinstance(d, dict)]
+        args = [str(a) for a in _list(data.get("args"))]
         op = next((m["op"] for a in args if (m := _OP.search(a))), "")
-        for var in data.get("env") or []:
+        for var in _list(data.get("env")):
             name, _, value = str(var).partition("=")
             if _ENV.match(name):
                 ctx.emit(EnvVar, 1, _fragment(var), name=name, value="<redacted>" if SECRET.search(name) else value,
                          source="nccl_tests_json")
         for d in devices:
             info = str(d.get("device_info", ""))
-            ctx.emit(GpuDevice, 1, _fragment(d), node=str(d.get("hostname", "")), index=int(d.get("device", -1)),
+            ctx.emit(GpuDevice, 1, _fragment(d), node=str(d.get("hostname", "")), index=int(_num(d.get("device"), -1)),
                      bus_id=str(d.get("device_hex", "")), name=info, consumer=consumer_gpu(info))
-        results = [r for r in data.get("results") or [] if isinstance(r, dict)]
+        results = [r for r in _list(data.get("results")) if isinstance(r, dict)]
         for r in results:
             self._size(r, op, ctx)
         self._bench(data, op, devices, len(results), ctx)
 
     def _size(self, r: dict[str, Any], op: str, ctx: ParseContext) -> None:
-        oop = r.get("out_of_place") or r.get("in_place") or {}
-        if not isinstance(oop, dict):
+        oop = _obj(r.get("out_of_place") or r.get("in_place"))
+        if not oop:
             return
         wrong = sum(int(_num(c.get("nwrong"))) for c in (r.get("out_of_place"), r.get("in_place"))
                     if isinstance(c, dict) and _num(c.get("nwrong")) > 0)
@@ -84,14 +84,14 @@ class NcclTestsJson(DocumentProbe):
                ctx: ParseContext) -> None:
         average = data.get("average_bus_bandwidth")
         complete = isinstance(average, dict)
-        bounds = data.get("out_of_bounds") or {}
+        bounds = _obj(data.get("out_of_bounds"))
         hosts = {str(d.get("hostname", "")) for d in devices}
-        gpus = int(_num((data.get("config") or {}).get("ngpus"), -1))
+        gpus = int(_num(_obj(data.get("config")).get("ngpus"), -1))
         nranks = len(devices) or -1
         ctx.emit(CollectiveBench, 1, _fragment({"average_bus_bandwidth": average}) if complete else _fragment(
                  {"results": rows}), op=op, nranks=nranks, gpus=gpus, hosts=len(hosts) or -1,
                  avg_busbw=_num(average.get("bandwidth"), -1) if complete else -1.0, results=rows,
-                 wrong=int(_num(bounds.get("count"))) if isinstance(bounds, dict) else 0, complete=complete,
+                 wrong=int(_num(bounds.get("count"))), complete=complete,
                  started=bool(devices) or rows > 0, multi_node=multi_node(len(hosts), nranks, gpus))
 
 
@@ -100,7 +100,15 @@ def _num(value: Any, default: float = 0.0) -> float:
         number = float(value)
     except (TypeError, ValueError):
         return default
-    return default if number != number else number      # "nan"
+    return default if number != number or abs(number) == float("inf") else number      # "nan", 1e999
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _truncated(text: str) -> dict[str, Any] | None:
