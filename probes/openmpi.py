@@ -65,7 +65,7 @@ class OpenMpi(LineProbe):
     yields = ("net.connect_error", "net.ifname_error", "launch.config_error", "launch.remote_error",
               "launch.worker_exit", "mpi.cuda_support", "env.var")
     triggers = ("invalid value was given for", "failed to TCP connect", "unable to complete a TCP connection",
-                "exited with non-zero status", "Local host:", "Remote host:", "Value:", "Message:", "Error:",
+                "exited with non-zero status", "Local host:", "Remote host:", "  Value:", "  Message:", "  Error:",
                 "Exit code:", "Process name:", "unable to reach each other", "accepted a TCP connection from",
                 "unable to reliably start", "unable to start one or more daemons", "UCX", "mpi_cuda_support",
                 "built_with_cuda_support", "direct launched using", "PMIX ERROR", "PMIx_Init", "PMI_Init", "PMI2_Init",
