@@ -57,7 +57,8 @@ class RemoteShell(LineProbe):
             self.ctx.emit(RemoteLaunchError, line_no, line, launcher="ssh", host=self._prefix_host(line), reason="host_key")
         elif (m := _PDSH.search(line)):
             self.ctx.emit(RemoteLaunchError, line_no, line, launcher="pdsh", host=m["host"], reason=f"exit_{m['code']}")
-        elif (m := _NOT_FOUND.search(line)):
+        elif (m := _NOT_FOUND.search(line)) and (m["cmd"] in ("orted", "prted") or self._prefix_host(line)):
+            # an MPI daemon is only ever started remotely; python & co. count when a pdsh-style host prefix says so
             self.ctx.emit(RemoteLaunchError, line_no, line, launcher="ssh", host=self._prefix_host(line), reason="not_found")
 
     @staticmethod
