@@ -15,6 +15,8 @@ from doctor.facts.launch import HostName, HostsEntry, LaunchOption, RendezvousEn
 from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclLog, NcclNet, NcclSummary, NcclVersion
 from doctor.facts.topo import TopoLink, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
+from doctor.launch_checks import LAUNCH_AGGREGATORS
+from doctor.verdicts import bench_verdicts
 
 _IB_ENV = ("NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_TC", "NCCL_IB_SL", "NCCL_NET_GDR_LEVEL")
 
@@ -147,6 +149,8 @@ def slow_rank(facts: list[Fact]) -> list[Fact]:
 
 AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     version_skew, nccl_summary, topo_summary, rank_lag, rendezvous_endpoint, slow_rank,
+    bench_verdicts,         # measurements against expectations (doctor/verdicts.py)
+    *LAUNCH_AGGREGATORS,    # duplicate ranks, ignored hostfiles of the other launchers (doctor/launch_checks.py)
 )
 
 

@@ -15,6 +15,10 @@ from doctor.facts.reachability import Reachability
 from doctor.facts.status import ProbeStatus
 from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoNic, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
+from doctor.facts.launchers import (CollectiveStall, Hostfile, HostfileIgnored, MpiCudaSupport, RankAnnounce, RankDuplicate,
+                                    RemoteLaunchError, WorkerExit)
+from doctor.facts.measure import (BandwidthSample, BenchExpectation, BenchVerdict, CollectiveSize, CudaApiShare, GpuIdle,
+                                  KernelShare, LatencySample)
 
 _ALL: tuple[type[Fact], ...] = (
     # launch and rendezvous
@@ -33,6 +37,10 @@ _ALL: tuple[type[Fact], ...] = (
     TopoLink, TopoNic, TopoSummary, NvlinkState, CollectiveBench,
     # training logs
     TrainSteps, SlowRank,
+    # other launchers and libraries (Horovod, TensorFlow, DeepSpeed, Lightning, accelerate, MPI)
+    CollectiveStall, RemoteLaunchError, WorkerExit, RankAnnounce, RankDuplicate, Hostfile, HostfileIgnored, MpiCudaSupport,
+    # benchmarks, profiles, expectations and verdicts
+    BenchExpectation, BandwidthSample, LatencySample, CollectiveSize, KernelShare, GpuIdle, CudaApiShare, BenchVerdict,
     # gathering
     ProbeStatus,
 )
