@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
+from doctor.aggregate_node import gid_choice, hca_check, ib_summary, rail_layout
+from doctor.bandwidth import expected_bandwidth
 from doctor.facts import Fact
 from doctor.facts.collective import CollectiveProgress, CollectiveTimeout, RankLag
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, VersionSkew
@@ -147,6 +149,7 @@ def slow_rank(facts: list[Fact]) -> list[Fact]:
 
 AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     version_skew, nccl_summary, topo_summary, rank_lag, rendezvous_endpoint, slow_rank,
+    ib_summary, hca_check, gid_choice, rail_layout, expected_bandwidth,     # node probes (doctor/aggregate_node.py)
 )
 
 
