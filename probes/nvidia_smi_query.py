@@ -153,25 +153,28 @@ class _Reading:
     def _ecc(self) -> None:
         counts = {"volatile_uncorrected": -1, "aggregate_uncorrected": -1, "volatile_corrected": -1, "retired_pages": -1}
         flags = {"retirement_pending": False, "remap_pending": False, "remap_failure": False}
-        anchor: _Entry | None = None
+        seen: list[_Entry] = []
+        alarming: list[_Entry] = []        # the lines evidence should quote: a count above zero, a Yes
         for e in self.gpu.entries:
             if e.value is None or e.value == "N/A":
                 continue
             counter = _ecc_counter(e)
             if counter:
                 counts[counter] = max(counts[counter], 0) + _int(e)
-                anchor = anchor or e
+                alarming += [e] if counter == "volatile_uncorrected" and _int(e) > 0 else []
             elif "Retired Pages" in e.path and e.key.startswith("Pending"):
                 flags["retirement_pending"] = e.value.lower() == "yes"
-                anchor = anchor or e
             elif "Retired Pages" in e.path and _int(e) >= 0 and ("ECC" in e.key or e.key == "Count"):
                 counts["retired_pages"] = max(counts["retired_pages"], 0) + _int(e)
-                anchor = anchor or e
             elif "Remapped Rows" in e.path and e.key in ("Pending", "Remapping Failure Occurred"):
                 flags["remap_pending" if e.key == "Pending" else "remap_failure"] = e.value.lower() == "yes"
-                anchor = anchor or e
-        if anchor:
-            self._fact(GpuEcc, anchor, gpu=self.gpu.index, bus_id=self.bus_id, **counts, **flags)
+            else:
+                continue
+            seen.append(e)
+            alarming += [e] if e.value.lower() == "yes" else []
+        if seen:
+            self._fact(GpuEcc, (alarming or seen)[0], gpu=self.gpu.index, bus_id=self.bus_id, **counts, **flags,
+                       reset_needed=flags["retirement_pending"] or flags["remap_pending"])
 
     def _fabric(self) -> None:
         state, status = self._find("Fabric", "State"), self._find("Fabric", "Status")
