@@ -20,6 +20,7 @@ _DEVICE = re.compile(r"^(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2
 _LNK = re.compile(r"^\s*(?P<which>LnkCap|LnkSta):\s+(?:Port #\d+,\s*)?Speed (?P<speed>[\d.]+)GT/s[^,]*,\s*"
                   r"Width x(?P<width>\d+)")
 _ACS = re.compile(r"^\s*ACSCtl:\s+(?P<flags>.*)$")
+_EXPRESS = re.compile(r"^\s*Capabilities: \[\w+\] Express \(v\d\) (?P<type>Root Port|Upstream Port|Downstream Port)")
 _REDIRECTING = ("SrcValid+", "ReqRedir+", "CmpltRedir+")
 
 
@@ -43,17 +44,21 @@ class Lspci(DocumentProbe):
         return any(_LNK.match(x) or _ACS.match(x) for x in lines)
 
     def parse(self, text: str, ctx: ParseContext) -> None:
-        bdf, desc = "", ""
+        bdf, desc, port_type = "", "", ""
         cap: tuple[int, int] | None = None
         for number, line in enumerate(text.splitlines(), start=1):
             m = _DEVICE.match(line)
             if m:
-                bdf, desc, cap = m["bdf"], m["desc"].strip(), None
+                bdf, desc, cap, port_type = m["bdf"], m["desc"].strip(), None, ""
+                continue
+            m = _EXPRESS.match(line)
+            if m:
+                port_type = m["type"]
                 continue
             m = _ACS.match(line)
             if m:
                 on = [f for f in m["flags"].split() if f.endswith("+")]
-                ctx.emit(PciAcs, number, line, node=ctx.node, rank=-1, bus_id=bdf, device=desc[:120],
+                ctx.emit(PciAcs, number, line, node=ctx.node, rank=-1, bus_id=bdf, device=desc[:120], port_type=port_type,
                          enabled=any(f in _REDIRECTING for f in on), flags=" ".join(on))
                 continue
             m = _LNK.match(line)

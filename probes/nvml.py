@@ -127,4 +127,5 @@ class _Device:
                   aggregate_uncorrected=_int(ecc.get("aggregate_uncorrected")),
                   volatile_corrected=_int(ecc.get("volatile_corrected")), retired_pages=_int(ecc.get("retired_pages")),
                   retirement_pending=bool(ecc.get("retirement_pending")), remap_pending=bool(remap.get("pending")),
-                  remap_failure=bool(remap.get("failure")))
+                  remap_failure=bool(remap.get("failure")),
+                  reset_needed=bool(ecc.get("retirement_pending")) or bool(remap.get("pending")))

@@ -38,6 +38,7 @@ class GpuEcc(Fact):
     retirement_pending: bool = False
     remap_pending: bool = False
     remap_failure: bool = False
+    reset_needed: bool = False     # a page retirement or row remap waits for a GPU reset
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -120,5 +121,6 @@ class PciAcs(Fact):
     KIND = "pci.acs"
     bus_id: str = ""
     device: str = ""
+    port_type: str = ""            # Root Port | Upstream Port | Downstream Port (a PCIe switch) | '' unknown
     enabled: bool = False
     flags: str = ""                # the ACSCtl flags that are on
