@@ -25,7 +25,7 @@ def _node(*parts: tuple[type, str]) -> dict[tuple[str, str], ExpectedBandwidth]:
 
 
 def test_dgx_h100_nvlink_pairs_and_gpudirect_nics() -> None:
-    got = _node((TopoMatrix, "topo/dgx-h100-nv18-10nic-legend-tabs.txt"),
+    got = _node((TopoMatrix, "topo_matrix/dgx-h100-nv18-10nic-legend-tabs.txt"),
                 (NvidiaSmiQuery, "nvidia_smi_query/h100-sxm-2gpu-x8-thermal-ecc.txt"),
                 (IbvDevinfo, "ibv_devinfo/ib-ndr-active-and-init-no-sm.txt"))
     assert len([k for k in got if k[1].startswith("GPU")]) == 28
@@ -40,14 +40,14 @@ def test_dgx_h100_nvlink_pairs_and_gpudirect_nics() -> None:
 
 
 def test_nvlink_rate_printed_by_nvlink_status_is_used() -> None:
-    got = _node((TopoMatrix, "topo/dgx-a100-nv12-mlx5-columns-spaces.txt"),
+    got = _node((TopoMatrix, "topo_matrix/dgx-a100-nv12-mlx5-columns-spaces.txt"),
                 (NvlinkStatus, "nvlink_status/dgx-a100-12-links-one-inactive.txt"))
     pair = got[("GPU2", "GPU5")]
     assert (pair.link_class, pair.link_gbs, pair.expected_gbs) == ("nvlink3 x12", 300.0, 255.0)
 
 
 def test_pcie_pairs_from_the_gpu_model_when_links_are_not_reported() -> None:
-    facts = parse_document(TopoMatrix, (FIXTURES / "topo/pcie-8gpu-l40s-pix-node-sys-4nic.txt").read_text(), node="n1")
+    facts = parse_document(TopoMatrix, (FIXTURES / "topo_matrix/pcie-8gpu-l40s-pix-node-sys-4nic.txt").read_text(), node="n1")
     facts.append(GpuDevice(node="n1", index=0, name="NVIDIA L40S"))
     got = {(f.a, f.b): f for f in aggregate(facts) if isinstance(f, ExpectedBandwidth)}
     pix, node, sys_ = got[("GPU0", "GPU1")], got[("GPU0", "GPU2")], got[("GPU0", "GPU7")]
@@ -57,5 +57,5 @@ def test_pcie_pairs_from_the_gpu_model_when_links_are_not_reported() -> None:
 
 
 def test_unknown_gpu_and_unknown_nic_say_so_instead_of_guessing() -> None:
-    got = _node((TopoMatrix, "topo/pcie-4gpu-phb-sys-no-nic.txt"))
+    got = _node((TopoMatrix, "topo_matrix/pcie-4gpu-phb-sys-no-nic.txt"))
     assert all(f.expected_gbs == -1 and "unknown" in f.basis for f in got.values())

@@ -51,6 +51,6 @@ def test_gid_index_pointing_at_a_roce_v2_link_local_gid() -> None:
 
 
 def test_rails_are_nics_on_a_gpu_switch() -> None:
-    facts = parse_document(TopoMatrix, (FIXTURES / "topo/dgx-h100-nv18-10nic-legend-tabs.txt").read_text(), node="n1")
+    facts = parse_document(TopoMatrix, (FIXTURES / "topo_matrix/dgx-h100-nv18-10nic-legend-tabs.txt").read_text(), node="n1")
     (layout,) = rail_layout(facts + [EnvVar(node="n1", name="NCCL_CROSS_NIC", value="1")])
     assert (layout.nics, layout.rails, layout.cross_nic) == (10, 8, "1")

@@ -90,7 +90,7 @@ def test_a_hung_nvidia_smi_is_killed_at_its_timeout_and_reported_as_a_gpu_fault(
 def fake_gpu_node(tmp_path: Path) -> Path:
     bindir = tmp_path / "bin"
     bindir.mkdir()
-    topo = FIXTURES / "topo" / "dgx-h100-nv18-10nic-legend-tabs.txt"
+    topo = FIXTURES / "topo_matrix" / "dgx-h100-nv18-10nic-legend-tabs.txt"
     query = FIXTURES / "nvidia_smi_query" / "h100-sxm-2gpu-x8-thermal-ecc.txt"
     nvlink = FIXTURES / "nvlink_status" / "dgx-a100-12-links-one-inactive.txt"
     _tool(bindir, "nvidia-smi", f'case "$1 $2" in\n  "topo -m") cat "{topo}";;\n  "-q ") cat "{query}";;\n'
