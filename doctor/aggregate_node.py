@@ -11,8 +11,10 @@ from collections import defaultdict
 
 from doctor.facts import Fact
 from doctor.facts.env import EnvVar
-from doctor.facts.fabric import GidChoice, HcaCheck, IbGid, IbPort, IbSummary, RailLayout, TopoNic
+from doctor.facts.fabric import GidChoice, HcaCheck, IbGid, IbPort, IbSummary, RailLayout
+from doctor.facts.topo import TopoNic
 
+LOCAL = ("PIX", "PXB")         # a NIC on the GPU's own PCIe switch: GPUDirect RDMA's path
 _EMPTY_GIDS = ("::", "0000:0000:0000:0000:0000:0000:0000:0000")
 
 
@@ -98,7 +100,7 @@ def rail_layout(facts: list[Fact]) -> list[Fact]:
         if len(by_nic) < 2:
             continue
         var = _setting(facts, "NCCL_CROSS_NIC", node)
-        rails = sum(any(x.local for x in rows) for rows in by_nic.values())
+        rails = sum(any(x.link in LOCAL for x in rows) for rows in by_nic.values())
         first = next(iter(by_nic.values()))[0]
         out.append(RailLayout(node=node, origin=first.origin, nics=len(by_nic), rails=rails,
                               cross_nic=var.value.strip() if var else ""))

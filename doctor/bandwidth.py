@@ -13,10 +13,10 @@ import re
 from collections import defaultdict
 
 from doctor.facts import Fact
-from doctor.facts.fabric import ExpectedBandwidth, IbPort, TopoNic
+from doctor.facts.fabric import ExpectedBandwidth, IbPort
 from doctor.facts.gpu import GpuDevice
 from doctor.facts.hardware import PcieLink
-from doctor.facts.topo import NvlinkState, TopoLink
+from doctor.facts.topo import NvlinkState, TopoLink, TopoNic
 
 NVLINK_GBS = {1: 20.0, 2: 25.0, 3: 25.0, 4: 25.0, 5: 50.0}                       # per link, per direction
 PCIE_LANE_GBS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}        # per lane, per direction
@@ -89,7 +89,7 @@ class _NodeView:
         raw = min(wire, pcie) if pcie else wire
         factor = EFFICIENCY["nic"] * (EFFICIENCY["SYS"] if staged else 1.0)
         basis = f"{kind} {port.rate_gbps:g} Gb/s" + (", staged through host memory across sockets" if staged else
-                                                      ", GPUDirect RDMA path" if nic.local else "")
+                                                      ", GPUDirect RDMA path" if nic.link in ("PIX", "PXB") else "")
         return self._fact(nic, f"GPU{nic.gpu}", nic.nic, f"{kind} {port.rate_gbps:g}G", raw, factor, basis)
 
     @staticmethod

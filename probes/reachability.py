@@ -4,8 +4,10 @@ below turns it into net.reachability facts (and net.resolve_error for a name tha
 
 Sample input:
     {"doctor": "reachability/1", "timeout_s": 3.0, "targets": [
-     {"target": "master", "host": "node-0", "port": 29500, "address": "10.0.0.1", "outcome": "timeout", "seconds": 3.0}
+     {"purpose": "store", "host": "node-0", "port": 29500, "address": "10.0.0.1", "outcome": "timeout", "seconds": 3.0}
     ]}
+The outcomes are those of probes/store_port.py (the TUI's single live check): open | refused | timeout |
+unreachable | unresolved | error; purpose: store (MASTER_ADDR:MASTER_PORT) | peer.
 """
 from __future__ import annotations
 
@@ -17,10 +19,9 @@ import socket
 import time
 from typing import Any
 
-from doctor.facts.fabric import Reachability
 from doctor.facts.launch import ResolveError
+from doctor.facts.reachability import Reachability
 from doctor.probing.contract import DocumentProbe, ParseContext
-from doctor.probing.lines import address_class
 from doctor.probing.live import NotHere, reader
 
 SCHEMA = "reachability/1"
@@ -50,12 +51,11 @@ class ReachabilityReport(DocumentProbe):
             host, seconds = str(item.get("host", "")), item.get("seconds")
             number = next((i for i, x in enumerate(lines, 1) if f'"host": {json.dumps(host)}' in x), 0)
             line = lines[number - 1] if number else ""
-            address, outcome = str(item.get("address", "")), str(item.get("outcome", ""))
-            ctx.emit(Reachability, number, line, node=ctx.node, rank=-1, target=str(item.get("target", "")), host=host,
-                     port=port, address=address, outcome=outcome, reachable=outcome == "ok",
-                     loopback=address_class(address)[0] if address else False,
+            outcome, purpose = str(item.get("outcome", "error")), str(item.get("purpose", ""))
+            ctx.emit(Reachability, number, line, node=ctx.node, rank=-1, host=host, port=port, outcome=outcome,
+                     reachable=outcome == "open", purpose=purpose,
                      seconds=float(seconds) if isinstance(seconds, (int, float)) else -1.0)
-            if outcome == "unresolved" and item.get("target") == "master":
+            if outcome == "unresolved" and purpose == "store":
                 ctx.emit(ResolveError, number, line, node=ctx.node, rank=-1, host=host, port=port)
 
 
@@ -64,7 +64,7 @@ def read_live(args: list[str]) -> str:
     targets: list[tuple[str, str, int]] = []
     if os.environ.get("MASTER_ADDR"):
         port = os.environ.get("MASTER_PORT", "29500")
-        targets.append(("master", os.environ["MASTER_ADDR"], int(port) if port.isdigit() else 29500))
+        targets.append(("store", os.environ["MASTER_ADDR"], int(port) if port.isdigit() else 29500))
     for peer in args:
         host, _, port = peer.rpartition(":")
         if host and port.isdigit():
@@ -86,8 +86,8 @@ async def check_all(targets: list[tuple[str, str, int]], timeout: float) -> list
     return list(await asyncio.gather(*(one(t) for t in targets)))
 
 
-async def check(role: str, host: str, port: int, timeout: float) -> dict[str, Any]:
-    result: dict[str, Any] = {"target": role, "host": host, "port": port, "address": "", "outcome": "", "seconds": 0.0}
+async def check(purpose: str, host: str, port: int, timeout: float) -> dict[str, Any]:
+    result: dict[str, Any] = {"purpose": purpose, "host": host, "port": port, "address": "", "outcome": "", "seconds": 0.0}
     started = time.monotonic()
     loop = asyncio.get_running_loop()
     try:
@@ -95,7 +95,7 @@ async def check(role: str, host: str, port: int, timeout: float) -> dict[str, An
         result["address"] = infos[0][4][0]
         _, writer = await asyncio.wait_for(asyncio.open_connection(result["address"], port), timeout)
         writer.close()
-        result["outcome"] = "ok"
+        result["outcome"] = "open"
     except socket.gaierror as exc:
         result.update(outcome="unresolved", error=f"getaddrinfo error {exc.errno}")
     except (asyncio.TimeoutError, TimeoutError):

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from doctor.facts.fabric import TopoAffinity, TopoNic
-from doctor.facts.topo import TopoLink
+from doctor.facts.fabric import TopoAffinity
+from doctor.facts.topo import TopoLink, TopoNic
 from doctor.probing.contract import DocumentProbe, ParseContext
 
 _NIC = r"(?:NIC\d+|mlx\d*_\w+|ib[a-z]*\d\w*|bnxt_\w+|irdma\w*|qedr\w*|efa_?\w*|rocep\w+|hfi\d\w*|ionic_\w+|erdma_\w+)"
@@ -63,7 +63,7 @@ class TopoMatrix(DocumentProbe):
             nics.extend(self._row(ctx, number, line, int(m["i"]), columns, cells))
         for number, line, gpu, column, cell in nics:
             ctx.emit(TopoNic, number, line, node=ctx.node, rank=-1, gpu=gpu, nic=legend.get(column, column), link=cell,
-                     path=path_of(cell), local=cell in ("PIX", "PXB"))
+                     path=path_of(cell))
 
     def _row(self, ctx: ParseContext, number: int, line: str, gpu: int, columns: list[str],
              cells: list[str]) -> list[tuple[int, str, int, str, str]]:

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from doctor.facts.base import NO_ORIGIN, Fact, Origin, field_names, field_types
 from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost, RankLag, UnusedParameters
-from doctor.facts.fabric import (ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, RailLayout, Reachability,
-                                 TopoAffinity, TopoNic)
+from doctor.facts.fabric import ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, RailLayout, TopoAffinity
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
                                    PciAcs, PcieLink)
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
@@ -39,8 +38,8 @@ _ALL: tuple[type[Fact], ...] = (
     TrainSteps, SlowRank,
     # node hardware (nvidia-smi -q, NVML, lspci, kernel)
     PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, PciAcs,
-    # node fabric (RDMA ports, GPU-NIC affinity, expected bandwidth, reachability)
-    IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoNic, TopoAffinity, ExpectedBandwidth, Reachability,
+    # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
+    IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth,
     # gathering
     ProbeStatus,
 )

@@ -1,4 +1,7 @@
-"""Facts about a node's fabric: RDMA ports and GIDs, GPU-NIC affinity, expected bandwidth, TCP reachability."""
+"""Facts about a node's fabric: RDMA ports and GIDs, NCCL settings checked against them, rails, expected bandwidth.
+
+(GPU-NIC affinity is topo.nic in doctor/facts/topo.py; TCP reachability is net.reachability in doctor/facts/reachability.py.)
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -84,18 +87,6 @@ class RailLayout(Fact):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class TopoNic(Fact):
-    """How one GPU reaches one NIC in `nvidia-smi topo -m`. local: on the GPU's own PCIe switch (PIX/PXB)."""
-
-    KIND = "topo.nic"
-    gpu: int = -1
-    nic: str = ""
-    link: str = ""
-    path: str = ""
-    local: bool = False
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
 class TopoAffinity(Fact):
     """The CPU cores and NUMA node a GPU is close to."""
 
@@ -117,18 +108,3 @@ class ExpectedBandwidth(Fact):
     link_gbs: float = -1           # raw link rate
     expected_gbs: float = -1       # what a bandwidth test reaches on a healthy node
     basis: str = ""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Reachability(Fact):
-    """A TCP connect from this node to a rendezvous endpoint. outcome: ok | refused | timeout | unreachable | unresolved."""
-
-    KIND = "net.reachability"
-    target: str = ""               # master | peer
-    host: str = ""
-    port: int = -1
-    address: str = ""
-    outcome: str = ""
-    reachable: bool = False
-    loopback: bool = False
-    seconds: float = -1
