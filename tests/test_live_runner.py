@@ -1,7 +1,6 @@
 """The live runner with real subprocesses: missing tools, hung tools (whole process group killed), failures."""
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -70,12 +69,25 @@ def test_output_that_means_nothing_here_is_skipped(tmp_path: Path) -> None:
     assert isinstance(result.outcome, Skipped) and result.reason == "No IB devices found"
 
 
-def test_reader_that_finds_nothing_is_skipped() -> None:
-    env_before = os.environ.pop("MASTER_ADDR", None)
-    try:
-        result = run_probe(LiveProbe("reach", reader("probes.reachability:read_live")))
-    finally:
-        if env_before is not None:
-            os.environ["MASTER_ADDR"] = env_before
+def test_reader_that_finds_nothing_is_skipped(monkeypatch) -> None:
+    monkeypatch.delenv("MASTER_ADDR", raising=False)
+    result = run_probe(LiveProbe("reach", reader("probes.reachability:read_live")))
     assert isinstance(result.outcome, Skipped), result.stderr
     assert "MASTER_ADDR" in result.reason
+
+
+def test_children_a_tool_leaves_behind_are_ended_with_it(tmp_path: Path) -> None:
+    tool = _script(tmp_path, "leaves", "sleep 31339 &\necho done")
+    result = run_probe(LiveProbe("leaves", (tool,)))
+    assert isinstance(result.outcome, Ok) and result.stdout.strip() == "done"
+    deadline = time.monotonic() + 3
+    while _processes_with("sleep 31339") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _processes_with("sleep 31339")
+
+
+def test_a_reader_used_as_fallback_can_still_say_nothing_here(monkeypatch) -> None:
+    monkeypatch.delenv("MASTER_ADDR", raising=False)
+    probe = LiveProbe("reach", ("doctor-no-such-tool-here",), fallbacks=(reader("probes.reachability:read_live"),))
+    result = run_probe(probe)
+    assert isinstance(result.outcome, Skipped) and "MASTER_ADDR" in result.reason

@@ -128,7 +128,7 @@ def run_argv(probe: LiveProbe, argv: tuple[str, ...], timeout: float) -> LiveRes
                 _RUNNING.discard(proc)
         elapsed = time.monotonic() - started
         stdout, stderr = _read(out), _read(err)
-    return LiveResult(probe, argv, _classify(probe, code, stuck, timeout, stdout, stderr), stdout, stderr, code,
+    return LiveResult(probe, argv, _classify(probe, argv, code, stuck, timeout, stdout, stderr), stdout, stderr, code,
                       round(elapsed, 3))
 
 
@@ -137,22 +137,26 @@ def kill_running() -> None:
     with _LOCK:
         running = list(_RUNNING)
     for proc in running:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        _kill_group(proc.pid)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int | None, bool | None]:
-    """(exit code, None) when it ended; (None, stuck) after a timeout kill. stuck: it outlived SIGKILL."""
+    """(exit code, None) when it ended; (None, stuck) after a timeout kill. stuck: it outlived SIGKILL.
+    Whatever the tool left running in its session is killed either way."""
     try:
-        return proc.wait(timeout=timeout), None
+        code = proc.wait(timeout=timeout)
+        _kill_group(proc.pid)
+        return code, None
     except subprocess.TimeoutExpired:
         pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    _kill_group(proc.pid)
     try:
         proc.wait(timeout=KILL_GRACE_S)
         return None, False
@@ -160,8 +164,8 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float) -> tuple[int | None, bo
         return None, True
 
 
-def _classify(probe: LiveProbe, code: int | None, stuck: bool | None, timeout: float, stdout: str,
-              stderr: str) -> Outcome:
+def _classify(probe: LiveProbe, argv: tuple[str, ...], code: int | None, stuck: bool | None, timeout: float,
+              stdout: str, stderr: str) -> Outcome:
     if code is None:
         tail = " and did not exit after SIGKILL (stuck in the kernel)" if stuck else ", killed with its process group"
         return Failed(f"timed out after {timeout:g}s{tail}")
@@ -169,7 +173,7 @@ def _classify(probe: LiveProbe, code: int | None, stuck: bool | None, timeout: f
     for marker in probe.skip_when:
         if marker in text:
             return Skipped(_line_with(text, marker))
-    if code == SKIP_EXIT and probe.argv[1:3] == ("-m", _READ):
+    if code == SKIP_EXIT and argv[1:3] == ("-m", _READ):
         return Skipped(_last_line(stderr) or "nothing to read on this node")
     if code != 0:
         return Failed(f"exit {code}: {_last_line(stderr) or _last_line(stdout) or 'no output'}")

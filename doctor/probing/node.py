@@ -6,11 +6,12 @@ handful of threads is enough and nothing here can hang past the largest probe ti
 from __future__ import annotations
 
 import socket
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from typing import Callable
 
 from doctor.errors import UsageError
+from doctor.probing.contract import Failed
 from doctor.probing.live import LiveProbe, LiveResult, kill_running, run_probe
 
 WORKERS = 8
@@ -43,8 +44,9 @@ def run_all(probes: list[LiveProbe], timeout_cap: float | None = None,
     try:
         with ThreadPoolExecutor(max_workers=min(WORKERS, len(probes)), thread_name_prefix="probe") as pool:
             futures = [pool.submit(run_probe, p, timeout_cap) for p in probes]
+            by_future = dict(zip(futures, probes))
             for future in as_completed(futures):
-                result = future.result()
+                result = _result(future, by_future[future])
                 results[result.probe.name] = result
                 if on_done:
                     on_done(result)
@@ -53,3 +55,10 @@ def run_all(probes: list[LiveProbe], timeout_cap: float | None = None,
         raise
     return [results[p.name] for p in probes]
 
+
+def _result(future: Future[LiveResult], probe: LiveProbe) -> LiveResult:
+    """The probe's result; a bug in one probe's handling becomes that probe's failure, not the scan's."""
+    try:
+        return future.result()
+    except Exception as exc:  # noqa: BLE001 - one probe must not sink the others
+        return LiveResult(probe, probe.argv, Failed(f"internal error: {exc.__class__.__name__}: {exc}"))
