@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
+from doctor.aggregate_node import gid_choice, hca_check, ib_summary, rail_layout
+from doctor.bandwidth import expected_bandwidth
 from doctor.facts import Fact
 from doctor.facts.collective import CollectiveProgress, CollectiveTimeout, RankLag
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, VersionSkew
@@ -151,6 +153,7 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     version_skew, nccl_summary, topo_summary, rank_lag, rendezvous_endpoint, slow_rank,
     bench_verdicts,         # measurements against expectations (doctor/verdicts.py)
     *LAUNCH_AGGREGATORS,    # duplicate ranks, ignored hostfiles of the other launchers (doctor/launch_checks.py)
+    ib_summary, hca_check, gid_choice, rail_layout, expected_bandwidth,     # node probes (doctor/aggregate_node.py)
 )
 
 

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from doctor.facts.base import NO_ORIGIN, Fact, Origin, field_names, field_types
 from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost, RankLag, UnusedParameters
+from doctor.facts.fabric import ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, RailLayout, TopoAffinity
+from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
+                                   PciAcs, PcieLink)
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
@@ -41,6 +44,10 @@ _ALL: tuple[type[Fact], ...] = (
     CollectiveStall, RemoteLaunchError, WorkerExit, RankAnnounce, RankDuplicate, Hostfile, HostfileIgnored, MpiCudaSupport,
     # benchmarks, profiles, expectations and verdicts
     BenchExpectation, BandwidthSample, LatencySample, CollectiveSize, KernelShare, GpuIdle, CudaApiShare, BenchVerdict,
+    # node hardware (nvidia-smi -q, NVML, lspci, kernel)
+    PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, PciAcs,
+    # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
+    IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth,
     # gathering
     ProbeStatus,
 )
