@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
+from doctor.aggregate_cluster import busbw_check, ib_summary, node_skew, pcie_summary, slow_links, stragglers
 from doctor.facts import Fact
 from doctor.facts.collective import CollectiveProgress, CollectiveTimeout, RankLag
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, VersionSkew
@@ -146,6 +147,7 @@ def slow_rank(facts: list[Fact]) -> list[Fact]:
 
 AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     version_skew, nccl_summary, topo_summary, rank_lag, rendezvous_endpoint, slow_rank,
+    node_skew, slow_links, stragglers, busbw_check, pcie_summary, ib_summary,     # whole job (doctor/aggregate_cluster.py)
 )
 
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from doctor.facts.base import NO_ORIGIN, Fact, Origin, field_names, field_types
+from doctor.facts.cluster import (BusBandwidth, BusbwCheck, ClusterRank, IbSummary, NodeInfo, NodeSkew, PairBandwidth,
+                                  PairReach, PcieSummary, RankTiming, RendezvousResult, SlowLink, Straggler)
 from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost, RankLag, UnusedParameters
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
@@ -11,6 +13,7 @@ from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, Du
 from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbEvent, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
                                NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
+from doctor.facts.policy import PolicyCount, PolicyEqual, PolicyForbid, PolicyMin, PolicyPin, PolicyRequire
 from doctor.facts.status import ProbeStatus
 from doctor.facts.train import SlowRank, TrainSteps
 from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoSummary
@@ -34,6 +37,11 @@ _ALL: tuple[type[Fact], ...] = (
     TrainSteps, SlowRank,
     # gathering
     ProbeStatus,
+    # whole job (doctor cluster) and what it derives
+    ClusterRank, NodeInfo, RendezvousResult, PairReach, BusBandwidth, PairBandwidth, RankTiming,
+    NodeSkew, SlowLink, Straggler, BusbwCheck, PcieSummary, IbSummary,
+    # a node policy compiled into facts (doctor check)
+    PolicyMin, PolicyCount, PolicyRequire, PolicyPin, PolicyEqual, PolicyForbid,
 )
 
 FACT_KINDS: dict[str, type[Fact]] = {cls.KIND: cls for cls in _ALL}
