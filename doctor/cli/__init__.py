@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("doctor.cli.rules", "list the rule base"),
     "explain": ("doctor.cli.explain", "show one rule: why, fix, example"),
     "cluster": ("doctor.cli.cluster", "whole job: run on every rank (torchrun/srun), diagnose the job on rank 0"),
+    "check": ("doctor.cli.check", "check this node (or a job) against a policy: exit 0 pass, 1 fail, 3 could not check"),
 }
 
 

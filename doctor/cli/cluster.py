@@ -75,7 +75,6 @@ def expected_facts(args: argparse.Namespace) -> list:  # type: ignore[type-arg]
 
 def local_failure(spec, err, args: argparse.Namespace, phases) -> int:  # type: ignore[no-untyped-def]
     """This rank could not join: diagnose from its own facts and say which peer it could not reach."""
-    from doctor.cluster import node_facts
     from doctor.cluster.local_gather import node_name
     from doctor.cluster.output import emit
     from doctor.diagnose import diagnose_facts
@@ -84,7 +83,7 @@ def local_failure(spec, err, args: argparse.Namespace, phases) -> int:  # type: 
     if any(f.KIND == "cluster.rendezvous" and f.outcome == "missing_ranks" for f in facts) and spec.rank != 0:
         print(f"doctor cluster: rank {spec.rank}: {err} (rank 0 reports the job)", file=sys.stderr)
         return ExitCode.FINDINGS
-    report = diagnose_facts(node_facts.gather(args.timeout / 4) + facts, args.symptom, args.engine)
+    report = diagnose_facts(facts, args.symptom, args.engine)
     peer = next((f for f in facts if isinstance(f, PairReach) and not f.reachable), None)
     reach = f"could not reach {peer.host}:{peer.port} ({peer.outcome})" if peer else str(err)
     top = f" -> {report.diagnoses[0].cause}" if report.diagnoses else ""

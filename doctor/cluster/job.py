@@ -10,7 +10,6 @@ A watchdog ends the process with exit code 3 when the whole run overruns its dea
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -70,9 +69,9 @@ class Phases:
 
 def watchdog(rank: int, phases: Phases, deadline_s: float) -> threading.Timer:
     def expire() -> None:
-        sys.stderr.write(f"doctor cluster: rank {rank} gave up after {deadline_s:g}s (deadline) while in phase "
-                         f"'{phases.current}'\n")
-        sys.stderr.flush()
+        from doctor.cluster.rendezvous import stderr_fd
+        os.write(stderr_fd(), f"doctor cluster: rank {rank} gave up after {deadline_s:g}s (deadline) while in phase "
+                              f"'{phases.current}'\n".encode())
         os._exit(DEADLINE_EXIT)
     timer = threading.Timer(deadline_s, expire)
     timer.daemon = True
@@ -95,9 +94,13 @@ def run(spec: JobSpec, opts: Options, phases: Phases) -> Outcome:
                             origin=_origin(f"rank {spec.rank}/{spec.world_size} on {node} ({spec.launcher}), pid {os.getpid()}")))
     phases.done("gather_node")
     phases.enter("rendezvous")
-    store = rendezvous.connect_store(spec, opts.rendezvous_timeout_s)
-    address = rendezvous.local_address(spec.master_addr, spec.master_port)
-    layout = rendezvous.join(store, spec, node, address, opts.rendezvous_timeout_s)
+    try:
+        store = rendezvous.connect_store(spec, opts.rendezvous_timeout_s)
+        address = rendezvous.local_address(spec.master_addr, spec.master_port)
+        layout = rendezvous.join(store, spec, node, address, opts.rendezvous_timeout_s)
+    except rendezvous.RendezvousFailed as err:
+        err.facts = mine + err.facts
+        raise
     mine = [replace(f, address=address) if isinstance(f, NodeInfo) else f for f in mine]
     phases.done("rendezvous")
     phases.enter("reachability")
@@ -111,13 +114,15 @@ def run(spec: JobSpec, opts: Options, phases: Phases) -> Outcome:
         mine.append(_skipped(node, spec.rank, "process_group", f"gloo mesh not built: {'; '.join(unreachable[:5])}"))
     else:
         phases.enter("process group")
+        log: list[str] = []
         try:
-            dist.init_process_group("gloo", store=dist.PrefixStore("pg/", store), rank=spec.rank,
-                                    world_size=spec.world_size, timeout=timedelta(seconds=opts.pg_timeout_s))
+            with rendezvous.torch_log(log):
+                dist.init_process_group("gloo", store=dist.PrefixStore("pg/", store), rank=spec.rank,
+                                        world_size=spec.world_size, timeout=timedelta(seconds=opts.pg_timeout_s))
             transport = "gloo"
         except Exception as exc:  # noqa: BLE001 - every rank reports why, through the store
             text = rendezvous.exception_line(exc)
-            mine += rendezvous.failure_facts(spec, "process_group", text, time.monotonic() - phases.started)
+            mine += rendezvous.failure_facts(spec, "process_group", text, time.monotonic() - phases.started, log[0])
         phases.done("process_group")
     if transport == "gloo":
         mine += active_tests(spec, opts, phases, layout, node, backend, device)

@@ -8,17 +8,21 @@ the line probes read like any log line, plus a TCP connect of its own to the sto
 from __future__ import annotations
 
 import json
+import os
 import socket
+import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, Iterator
 
 from doctor.cluster.launch import JobSpec
 from doctor.facts import Fact
 from doctor.facts.cluster import PairReach, RendezvousResult
 
 POLL_S = 0.05
+_STDERR_FD = [2]          # where messages go while torch's own stderr is captured
 
 
 @dataclass
@@ -60,17 +64,41 @@ def local_address(host: str, port: int) -> str:
         return ""
 
 
+def stderr_fd() -> int:
+    return _STDERR_FD[0]
+
+
+@contextmanager
+def torch_log(into: list[str]) -> Iterator[None]:
+    """Capture what torch's C++ side writes to stderr (fd 2) meanwhile: on failure those are the evidence lines."""
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        _STDERR_FD[0] = saved
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            _STDERR_FD[0] = 2
+            os.close(saved)
+            tmp.seek(0)
+            into.append(tmp.read(2**20).decode("utf-8", "replace"))
+
+
 def connect_store(spec: JobSpec, timeout_s: float) -> Any:
     """The job's store (a PrefixStore for this run), or RendezvousFailed with the facts of why not."""
     import torch.distributed as dist
     started = time.monotonic()
+    log: list[str] = []
     try:
-        store = dist.TCPStore(spec.master_addr, spec.master_port, spec.world_size,
-                              is_master=spec.rank == 0 and not spec.agent_store,
-                              timeout=timedelta(seconds=timeout_s), wait_for_workers=False)
+        with torch_log(log):
+            store = dist.TCPStore(spec.master_addr, spec.master_port, spec.world_size,
+                                  is_master=spec.rank == 0 and not spec.agent_store,
+                                  timeout=timedelta(seconds=timeout_s), wait_for_workers=False)
     except Exception as exc:  # noqa: BLE001 - torch raises several classes (DistNetworkError, RuntimeError, ...)
         text = exception_line(exc)
-        raise RendezvousFailed(text, failure_facts(spec, "store", text, time.monotonic() - started)) from None
+        facts = failure_facts(spec, "store", text, time.monotonic() - started, log[0] if log else "")
+        raise RendezvousFailed(text, facts) from None
     return dist.PrefixStore(f"doctor/{spec.run_id}/", store)
 
 
@@ -128,15 +156,18 @@ def exception_line(exc: BaseException) -> str:
     return f"{name}: {exc}"
 
 
-def failure_facts(spec: JobSpec, phase: str, text: str, seconds: float) -> list[Fact]:
-    """What a failed join says: torch's text through the line probes, our own TCP connect, and the outcome."""
+def failure_facts(spec: JobSpec, phase: str, text: str, seconds: float, log: str = "") -> list[Fact]:
+    """What a failed join says: torch's log and exception through the line probes, our own TCP connect, the outcome."""
     from doctor.cluster.local_gather import node_name
     from doctor.probing.contract import parse_lines
     from probes import LINE_PROBES
     node = node_name()
     facts: list[Fact] = []
+    logged = "\n".join(line for line in log.splitlines() if not line.startswith(("frame #", "<omitting", "Exception raised")))
     for probe in LINE_PROBES:
         facts += [_at(f, node, spec.rank) for f in parse_lines(probe, text, source=f"rank {spec.rank} {phase} error", node=node)]
+        if logged:
+            facts += [_at(f, node, spec.rank) for f in parse_lines(probe, logged, source=f"rank {spec.rank} torch log", node=node)]
     reach = tcp_connect(spec.master_addr, spec.master_port, 2.0)
     facts.append(PairReach(node=node, rank=spec.rank, peer="store", host=spec.master_addr, port=spec.master_port,
                            outcome=reach[0], reachable=reach[0] == "ok", seconds=reach[1],
