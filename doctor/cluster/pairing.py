@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import median
 
-SLOW_RATIO = 0.5          # a pair below half the healthy baseline is slow
+SLOW_RATIO = 0.3          # a pair below 30% of the healthy baseline is slow (a 25G port among 100G ones; not a 2x dip)
 Pair = tuple[int, int]
 
 
