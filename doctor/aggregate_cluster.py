@@ -14,7 +14,7 @@ from doctor.cluster import pairing
 from doctor.facts import Fact
 from doctor.facts.cluster import (BusBandwidth, BusbwCheck, ClusterRank, IbSummary, NodeInfo, NodeSkew, PairBandwidth,
                                   PcieSummary, RankTiming, SlowLink, Straggler)
-from doctor.facts.env import EnvVar, PackageVersion
+from doctor.facts.env import EnvVar, PackageVersion, ShmSize, Ulimit
 from doctor.facts.policy import PolicyMin
 
 UNSET = "<unset>"
@@ -49,6 +49,16 @@ def node_skew(facts: list[Fact]) -> list[Fact]:
             values[("version", f.name)][f.node] = (f.version, f)
     for node, info in infos.items():
         values[("net_plugin", "NCCL net plugin")][node] = (info.net_plugin or UNSET, info)
+        if info.gpus >= 0:
+            values[("resource", "gpus")][node] = (str(info.gpus), info)
+        if info.rdma_devices >= 0:
+            values[("resource", "rdma_devices")][node] = (str(info.rdma_devices), info)
+    for f in _of(facts, ShmSize.KIND):
+        if f.node in infos and f.size >= 0:
+            values[("resource", "shm_bytes")][f.node] = (f"{f.size:.0f}", f)
+    for f in _of(facts, Ulimit.KIND):
+        if f.node in infos and f.name == "memlock":
+            values[("resource", "memlock_kb")][f.node] = ("unlimited" if f.kb < 0 else str(f.kb), f)
     root = next((f.node for f in _of(facts, ClusterRank.KIND) if f.rank == 0), sorted(infos)[0])
     out: list[Fact] = []
     for (what, name), by_node in sorted(values.items()):
@@ -66,8 +76,12 @@ def _odd_nodes(what: str, name: str, by_node: dict[str, tuple[str, Fact]], root:
     top = counts.most_common()
     norm = top[0][0] if top[0][1] > top[1][1] else by_node.get(root, (top[0][0], None))[0]
     return [NodeSkew(node=node, rank=fact.rank, origin=fact.origin, what=what, name=name, value=value, majority=norm,
-                     majority_nodes=counts[norm], nodes=total)
+                     majority_nodes=counts[norm], nodes=total, below=what == "resource" and _amount(value) < _amount(norm))
             for node, (value, fact) in sorted(by_node.items()) if value != norm]
+
+
+def _amount(text: str) -> float:
+    return float("inf") if text == "unlimited" else float(text) if text.replace(".", "", 1).isdigit() else -1.0
 
 
 def slow_links(facts: list[Fact]) -> list[Fact]:

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from doctor.cluster.launch import from_env
     from doctor.cluster.output import emit
     from doctor.cluster.rendezvous import RendezvousFailed
-    from doctor.diagnose import diagnose_facts
+    from doctor.diagnose import diagnose_facts, rule_base
     spec = from_env()
     phases = job.Phases()
     job.watchdog(spec.rank, phases, args.timeout)
@@ -58,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
         return local_failure(spec, err, args, phases)
     if outcome.rank != 0:
         return ExitCode.OK
+    phases.enter("load rules")
+    rule_base()
+    phases.done("load_rules")
     phases.enter("diagnose")
     report = diagnose_facts(outcome.facts + expected_facts(args), args.symptom, args.engine)
     phases.done("diagnose")

@@ -137,8 +137,20 @@ def memlock(node: str) -> list[Fact]:
 def node_info(node: str) -> NodeInfo:
     gpus, source = gpu_count()
     plugin = net_plugin()
-    text = f"gpus={gpus} ({source}) net_plugin={plugin or 'none'}"
-    return NodeInfo(node=node, gpus=gpus, gpus_source=source, net_plugin=plugin, origin=_origin("doctor cluster node info", text))
+    rdma = rdma_devices()
+    text = f"gpus={gpus} ({source}) net_plugin={plugin or 'none'} rdma_devices={rdma}"
+    return NodeInfo(node=node, gpus=gpus, gpus_source=source, net_plugin=plugin, rdma_devices=rdma,
+                    origin=_origin("doctor cluster node info", text))
+
+
+def rdma_devices() -> int:
+    """RDMA devices the kernel has (/sys/class/infiniband: InfiniBand and RoCE HCAs alike)."""
+    try:
+        return len(os.listdir("/sys/class/infiniband"))
+    except FileNotFoundError:
+        return 0
+    except OSError:
+        return -1
 
 
 def gpu_count() -> tuple[int, str]:

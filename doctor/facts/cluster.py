@@ -30,6 +30,7 @@ class NodeInfo(Fact):
     gpus: int = -1                 # GPUs this node has (-1 unknown)
     gpus_source: str = ""          # torch | /dev/nvidia* | nvml ...
     net_plugin: str = ""           # the NCCL net plugin library found (libnccl-net*.so), '' when none
+    rdma_devices: int = -1         # entries of /sys/class/infiniband (-1 unknown)
     address: str = ""              # the address this node uses towards the rendezvous host
 
 
@@ -101,7 +102,8 @@ class RankTiming(Fact):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class NodeSkew(Fact):
-    """A node whose setting differs from the other nodes' (aggregation). what: env | version | net_plugin."""
+    """A node whose setting or resource differs from the other nodes' (aggregation).
+    what: env | version | net_plugin | resource (name: gpus, shm_bytes, memlock_kb, rdma_devices)."""
 
     KIND = "cluster.skew"
     what: str = ""
@@ -110,6 +112,7 @@ class NodeSkew(Fact):
     majority: str = ""             # what most nodes have
     majority_nodes: int = 0
     nodes: int = 0                 # nodes compared
+    below: bool = False            # a resource below the majority's (fewer GPUs, a smaller /dev/shm)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

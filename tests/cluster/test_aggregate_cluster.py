@@ -8,7 +8,7 @@ from doctor.aggregate import aggregate
 from doctor.aggregate_cluster import busbw_check, ib_summary, node_skew, pcie_summary, slow_links, stragglers
 from doctor.facts import Fact, Origin
 from doctor.facts.cluster import BusBandwidth, ClusterRank, NodeInfo, PairBandwidth, RankTiming
-from doctor.facts.env import EnvVar, PackageVersion
+from doctor.facts.env import EnvVar, PackageVersion, ShmSize
 from doctor.facts.policy import PolicyMin
 
 LIVE_ENV = Origin("environment", 1, "", "env_vars", "live")
@@ -133,3 +133,10 @@ def test_node_summaries_from_probe_kinds() -> None:
 def test_aggregate_runs_the_cluster_steps() -> None:
     kinds = {f.KIND for f in aggregate(nodes("a", "b") + [env("b", "NCCL_PROTO", "LL")])}
     assert "cluster.skew" in kinds
+
+
+def test_resource_outliers_say_which_way() -> None:
+    facts = [NodeInfo(node=n, gpus=g, rdma_devices=0) for n, g in (("a", 8), ("b", 8), ("c", 7))]
+    facts += [ShmSize(node="a", size=2.0**35), ShmSize(node="b", size=2.0**35), ShmSize(node="c", size=2.0**26)]
+    out = {(s.name, s.node): s.below for s in node_skew(facts)}
+    assert out == {("gpus", "c"): True, ("shm_bytes", "c"): True}
