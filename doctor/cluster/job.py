@@ -101,6 +101,10 @@ def run(spec: JobSpec, opts: Options, phases: Phases) -> Outcome:
     except rendezvous.RendezvousFailed as err:
         err.facts = mine + err.facts
         raise
+    if layout.node_of(spec.rank) != node:      # renamed by rank 0: another machine has this host name
+        renamed = layout.node_of(spec.rank)
+        mine = [replace(f, node=renamed) if f.node == node else f for f in mine]
+        node = renamed
     mine = [replace(f, address=address) if isinstance(f, NodeInfo) else f for f in mine]
     phases.done("rendezvous")
     phases.enter("reachability")

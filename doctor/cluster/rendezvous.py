@@ -37,6 +37,9 @@ class Layout:
     def leader(self, node: str) -> int:
         return self.ranks[node][0]
 
+    def node_of(self, rank: int) -> str:
+        return next(node for node, ranks in self.ranks.items() if rank in ranks)
+
     def to_json(self) -> str:
         return json.dumps({"nodes": self.nodes, "ranks": self.ranks, "addresses": self.addresses, "missing": self.missing})
 
@@ -139,11 +142,13 @@ def _collect(store: Any, world: int, timeout_s: float) -> Layout:
             layout.missing.append(rank)
             continue
         info = json.loads(store.get(f"join/{rank}").decode())
-        node = str(info["node"])
+        node, address = str(info["node"]), str(info.get("address", ""))
+        if node in layout.addresses and layout.addresses[node] != address:
+            node = f"{node}@{address}"          # two machines with one host name (cloned images): told apart
         if node not in layout.ranks:
             layout.nodes.append(node)
             layout.ranks[node] = []
-            layout.addresses[node] = str(info.get("address", ""))
+            layout.addresses[node] = address
         layout.ranks[node].append(rank)
     return layout
 

@@ -41,3 +41,21 @@ def test_bad_environments_are_usage_errors(env: dict[str, str], words: str) -> N
 ])
 def test_expand_nodelist(text: str, hosts: list[str]) -> None:
     assert expand_nodelist(text) == hosts
+
+
+
+def test_layout_tells_apart_two_machines_with_one_host_name() -> None:
+    import json
+    from datetime import timedelta
+
+    dist = pytest.importorskip("torch.distributed")
+    from doctor.cluster.rendezvous import _collect
+    store = dist.TCPStore("127.0.0.1", 0, 1, is_master=True, timeout=timedelta(seconds=5), wait_for_workers=False)
+    for rank, (node, address) in {0: ("localhost", "10.0.0.1"), 1: ("localhost", "10.0.0.1"),
+                                  2: ("localhost", "10.0.0.2"), 4: ("gpu7", "10.0.0.3")}.items():
+        store.set(f"join/{rank}", json.dumps({"node": node, "address": address}))
+        store.add("joined", 1)
+    layout = _collect(store, 5, 0.2)
+    assert layout.nodes == ["localhost", "localhost@10.0.0.2", "gpu7"]
+    assert layout.node_of(2) == "localhost@10.0.0.2" and layout.leader("localhost") == 0
+    assert layout.missing == [3]
