@@ -1,6 +1,7 @@
 """The whole-job report: doctor.report/1 plus a `cluster` section (ranks, nodes, phases, measurements)."""
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
@@ -51,7 +52,7 @@ def render_text(report: Report, cluster: dict[str, Any], color: bool) -> str:
     from rich.text import Text
 
     from doctor.report.text import render
-    console = Console(record=True, force_terminal=color, width=110, highlight=False, file=open("/dev/null", "w"))
+    console = Console(record=True, force_terminal=color, width=110, highlight=False, file=io.StringIO())
     if "world_size" in cluster:
         nodes = cluster.get("nodes", [])
         console.print(Text(f"Job of {cluster['world_size']} ranks on {len(nodes)} node(s): {cluster.get('ranks', 0)} "

@@ -4,7 +4,6 @@ dropped between two nodes). Each must name the right node and cause, each within
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
