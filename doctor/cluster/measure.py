@@ -18,6 +18,7 @@ SIZES = (64 * 2**10, 2**20, 8 * 2**20, 64 * 2**20)
 OPS = ("all_reduce", "all_gather")
 ITER_S = 0.3              # aim for this much time per size
 MAX_ITERS = 10
+CPU_SHARE = 0.8         # thread CPU time / wall time below this: the rank shared its core
 
 
 def _origin(text: str) -> Origin:
@@ -40,7 +41,9 @@ def time_left(deadline: float) -> float:
 
 def time_work(node: str, rank: int, device: str, ranks_here: int, reps: int = 5) -> RankTiming:
     """Best of `reps` runs of the same matrix products, all ranks starting each run together: a slow CPU/GPU
-    shows in every run, noise in few. On the CPU each rank uses one thread."""
+    shows in every run, noise in few. On the CPU each rank uses one thread, and a rank that did not get a
+    whole core during its best run (thread CPU time well below wall time: more busy processes than cores,
+    e.g. several "nodes" on one host) marks its timing as shared, not comparable."""
     import torch
     import torch.distributed as dist
     cpu = device == "cpu"
@@ -48,19 +51,21 @@ def time_work(node: str, rank: int, device: str, ranks_here: int, reps: int = 5)
         torch.set_num_threads(1)
     n = 256 if cpu else 4096
     a = torch.randn(n, n, device=device)
-    best = float("inf")
+    best, best_cpu = float("inf"), 0.0
     for _ in range(reps):
         dist.barrier()
         _sync(device)
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.thread_time()
         for _ in range(16):
             a = torch.tanh(a @ a / n)
         _sync(device)
-        best = min(best, time.perf_counter() - started)
-    shared = cpu and ranks_here > (os.cpu_count() or 1)
+        wall = time.perf_counter() - started
+        if wall < best:
+            best, best_cpu = wall, time.thread_time() - cpu_started
+    shared = cpu and (ranks_here > (os.cpu_count() or 1) or best_cpu < CPU_SHARE * best)
     return RankTiming(node=node, rank=rank, work_s=round(best, 6), reps=reps, device=device, shared=shared,
                       origin=_origin(f"rank {rank} on {node}: fixed work {best * 1000:.1f} ms (best of {reps}, {device}"
-                                     f"{', ranks share CPU cores' if shared else ''})"))
+                                     f"{f', had {best_cpu / best:.0%} of a core' if shared else ''})"))
 
 
 def _sync(device: str) -> None:

@@ -22,7 +22,8 @@ def measurements(facts: list[Fact]) -> dict[str, Any]:
         "pairs": [{"a": f.node, "b": f.peer, "gbs": f.gbs, "round": f.round} for f in facts if isinstance(f, PairBandwidth)],
         "reach": [{"from": f.node, "to": f.peer, "outcome": f.outcome, "seconds": f.seconds}
                   for f in facts if isinstance(f, PairReach) and f.outcome != "ok"],
-        "timing": [{"rank": f.rank, "node": f.node, "work_s": f.work_s} for f in facts if isinstance(f, RankTiming)],
+        "timing": [{"rank": f.rank, "node": f.node, "work_s": f.work_s, "shared": f.shared} for f in facts
+                   if isinstance(f, RankTiming)],
     }
 
 

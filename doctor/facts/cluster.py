@@ -97,7 +97,7 @@ class RankTiming(Fact):
     work_s: float = -1
     reps: int = 0
     device: str = ""               # cpu | cuda:N
-    shared: bool = False           # more ranks than CPU cores on this node: CPU timings are not comparable
+    shared: bool = False           # a CPU rank that did not have a core to itself: CPU timings are not comparable
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
