@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from doctor.facts.base import NO_ORIGIN, Fact, Origin, field_names, field_types
+from doctor.facts.cluster import (BusBandwidth, BusbwCheck, ClusterRank, JobIbSummary, NodeInfo, NodeSkew, PairBandwidth,
+                                  PairReach, PcieSummary, RankTiming, RendezvousResult, SlowLink, Straggler)
 from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost, RankLag, UnusedParameters
 from doctor.facts.fabric import ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, RailLayout, TopoAffinity
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
@@ -15,6 +17,7 @@ from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbEvent, IbU
                                NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
 from doctor.facts.reachability import Reachability
+from doctor.facts.policy import PolicyCount, PolicyEqual, PolicyForbid, PolicyMin, PolicyPin, PolicyRequire
 from doctor.facts.status import ProbeStatus
 from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoNic, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
@@ -50,6 +53,11 @@ _ALL: tuple[type[Fact], ...] = (
     IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth,
     # gathering
     ProbeStatus,
+    # whole job (doctor cluster) and what it derives
+    ClusterRank, NodeInfo, RendezvousResult, PairReach, BusBandwidth, PairBandwidth, RankTiming,
+    NodeSkew, SlowLink, Straggler, BusbwCheck, PcieSummary, JobIbSummary,
+    # a node policy compiled into facts (doctor check)
+    PolicyMin, PolicyCount, PolicyRequire, PolicyPin, PolicyEqual, PolicyForbid,
 )
 
 FACT_KINDS: dict[str, type[Fact]] = {cls.KIND: cls for cls in _ALL}
