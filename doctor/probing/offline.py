@@ -10,7 +10,7 @@ from doctor.errors import InputError
 from doctor.facts import Fact
 from doctor.facts.status import ProbeStatus
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
-from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head
+from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head, read_upto
 from doctor.probing.scan import candidate_lines
 
 
@@ -51,6 +51,9 @@ def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
 
 def _gather_one(item: InputFile, line_probes: tuple[type[LineProbe], ...],
                 document_probes: tuple[type[DocumentProbe], ...], out: Gathered) -> None:
+    if item.skipped:
+        _skip(out, item, item.size, item.skipped)
+        return
     size = item.path.stat().st_size
     head_bytes = read_head(item)
     if not head_bytes.strip():
@@ -95,8 +98,8 @@ def _read_text(item: InputFile, cap: int) -> str:
     opener = gzip.open if item.compressed else open
     try:
         with opener(item.path, "rb") as fh:
-            return fh.read(cap).decode("utf-8", "replace")
-    except (OSError, EOFError):
+            return read_upto(fh, cap).decode("utf-8", "replace")
+    except OSError:
         return ""
 
 
