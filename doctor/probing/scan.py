@@ -3,10 +3,13 @@
 Fast path: GNU grep -F (Aho-Corasick over all triggers at once) prints the candidate lines with
 their numbers; Python parses only those. Fallback (no grep, compressed input): a chunked Python
 scan with one compiled alternation of the triggers. Memory stays bounded either way: lines are
-cut to MAX_LINE characters and nothing but candidate lines is ever held.
+cut to MAX_LINE characters and nothing but candidate lines is ever held. A line longer than that (a
+progress bar redrawn with \r for hours is one line) is cut to a window around its first trigger,
+the same window on both paths. A truncated gzip is scanned as far as it goes.
 """
 from __future__ import annotations
 
+import codecs
 import gzip
 import os
 import re
@@ -15,7 +18,7 @@ import subprocess
 import tempfile
 from typing import Iterable, Iterator
 
-from doctor.probing.inputs import InputFile
+from doctor.probing.inputs import InputFile, read_upto
 from doctor.probing.lines import MAX_LINE
 
 GREP_MIN_BYTES = 4 * 2**20   # below this, starting grep costs more than it saves
@@ -46,8 +49,8 @@ def _grep_lines(grep: str, item: InputFile, words: list[str]) -> Iterator[tuple[
             raw = proc.stdout.readline(MAX_LINE)
             if not raw:
                 break
-            if not raw.endswith(b"\n"):          # an over-long line: drop the rest of it
-                _skip_to_newline(proc.stdout)
+            if not raw.endswith(b"\n"):          # an over-long line: keep a window around a trigger
+                raw = _long_line(raw, proc.stdout, [w.encode() for w in words])
             number, _, text = raw.partition(b":")
             if number.isdigit():
                 yield int(number), text.decode("utf-8", "replace").rstrip("\r\n")
@@ -56,6 +59,30 @@ def _grep_lines(grep: str, item: InputFile, words: list[str]) -> Iterator[tuple[
         proc.kill()
         proc.wait()
         os.unlink(pat.name)
+
+
+def _long_line(head: bytes, stream, words: list[bytes]) -> bytes:
+    """`N:` + the window of an over-long grep line around its first trigger; the rest is read and dropped."""
+    number, _, text = head.partition(b":")
+    if any(w in text for w in words):
+        _skip_to_newline(stream)
+        return head
+    before = text[-LEAD:]
+    while chunk := stream.readline(1 << 20):
+        data = before + chunk
+        hits = [i for i in (data.find(w) for w in words) if i >= 0]
+        if hits:
+            start = max(0, min(hits) - LEAD)
+            window = data[start: start + MAX_LINE]
+            if len(window) < MAX_LINE and not chunk.endswith(b"\n"):
+                window += stream.readline(start + MAX_LINE - len(data))
+            if not window.endswith(b"\n"):
+                _skip_to_newline(stream)
+            return number + b":" + window.rstrip(b"\r\n")
+        if chunk.endswith(b"\n"):
+            break
+        before = data[-LEAD:]
+    return head
 
 
 def _skip_to_newline(stream) -> None:
@@ -68,26 +95,41 @@ def _skip_to_newline(stream) -> None:
 def _python_lines(item: InputFile, words: list[str]) -> Iterator[tuple[int, str]]:
     pattern = re.compile("|".join(re.escape(w) for w in words))
     opener = gzip.open if item.compressed else open
-    line_no = 1
-    carry = ""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")   # a character cut between blocks stays whole
+    line_no, carry, reported = 1, "", False   # reported: the current over-long line already gave its window
     try:
         with opener(item.path, "rb") as fh:
             while True:
-                block = fh.read(CHUNK)
-                text = carry + block.decode("utf-8", "replace") if block else carry
+                block = read_upto(fh, CHUNK)     # a damaged gzip ends here, after what it held
+                text = carry + decoder.decode(block, final=not block)
                 if not block:
-                    if text:
+                    if text and not reported:
                         yield from _matches(pattern, text, line_no)
                     return
                 cut = text.rfind("\n")
-                if cut < 0:
-                    carry = text[-MAX_LINE:] if len(text) > MAX_LINE else text
+                if cut < 0:                      # still inside one line longer than CHUNK
+                    match = None if reported else pattern.search(text)
+                    if match:
+                        yield line_no, _window(text, match.start())
+                        reported = True
+                    carry = "" if reported else text[-MAX_LINE:]
                     continue
                 body, carry = text[: cut + 1], text[cut + 1:]
+                if reported:                     # the end of the long line: already reported
+                    body = body[body.index("\n") + 1:]
+                    line_no, reported = line_no + 1, False
                 yield from _matches(pattern, body, line_no)
                 line_no += body.count("\n")
-    except (EOFError, OSError):
-        return   # truncated compressed input: what was read has been scanned
+    except OSError:
+        return
+
+
+LEAD = MAX_LINE // 8   # how much of an over-long line is kept before its trigger (the message follows it)
+
+
+def _window(text: str, at: int) -> str:
+    """MAX_LINE characters of an over-long line, from LEAD before position `at`."""
+    return text[max(0, at - LEAD): max(0, at - LEAD) + MAX_LINE].rstrip("\r\n")
 
 
 def _matches(pattern: re.Pattern[str], text: str, first_line: int) -> Iterator[tuple[int, str]]:
@@ -103,6 +145,5 @@ def _matches(pattern: re.Pattern[str], text: str, first_line: int) -> Iterator[t
         end = text.find("\n", m.end())
         line = text[start: end if end >= 0 else len(text)]
         if len(line) > MAX_LINE:
-            offset = m.start() - start
-            line = line[max(0, offset - MAX_LINE // 2): offset + MAX_LINE // 2]
+            line = _window(line, m.start() - start)
         yield line_no, line.rstrip("\r")
