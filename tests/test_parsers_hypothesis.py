@@ -30,7 +30,7 @@ FORMAT_FRAGMENTS = (
     "unlimited", "64", "max locked memory       (kbytes, -l) ", "[rank3]:", "host-1:1234:5678 [0] ", "[default0]:",
     "2.18.5", "12.1", "29500", "ms", "GiB", "%", "=", ":", "(", ")", "[", "]", "\\", "'", '"', "-1", "0x1f", "nan",
 )
-VOCABULARY = tuple({t for probe in LINE_PROBES for t in probe.triggers}) + FORMAT_FRAGMENTS
+VOCABULARY = tuple(sorted({t for probe in LINE_PROBES for t in probe.triggers})) + FORMAT_FRAGMENTS
 EXAMPLES = int(os.environ.get("DOCTOR_FUZZ_EXAMPLES", "25"))   # raise it for a longer local run
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
