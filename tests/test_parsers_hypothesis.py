@@ -76,15 +76,17 @@ def test_gather_files_reads_any_file_or_says_why_not(data: bytes) -> None:
 
 @settings(max_examples=max(10, EXAMPLES // 2), deadline=None)
 @given(text=st.lists(lines, min_size=1, max_size=40).map("\n".join))
-def test_grep_and_python_scanners_pick_the_same_lines(text: str) -> None:
+def test_external_and_python_scanners_pick_the_same_lines(text: str) -> None:
     words = sorted({t for probe in LINE_PROBES for t in probe.triggers})
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "scan.log"
         path.write_text(text, encoding="utf-8")
         item = InputFile(path, "scan.log", "scan")
         python = list(scan._python_lines(item, words))
-        grep = list(scan._grep_lines(scan.shutil.which("grep"), item, words)) if scan.shutil.which("grep") else python
-    assert grep == python
+        for name in ("grep", "rg"):
+            argv = scan.scanner(name)
+            if argv and name in argv[0]:
+                assert list(scan._grep_lines(argv, item, words)) == python, name
 
 
 def test_vocabulary_reaches_the_parsers() -> None:
@@ -92,3 +94,12 @@ def test_vocabulary_reaches_the_parsers() -> None:
     text = "\n".join(" ".join(VOCABULARY[i:i + 3]) for i in range(0, len(VOCABULARY), 3))
     emitting = {probe.name for probe in LINE_PROBES if parse_lines(probe, text)}
     assert len(emitting) >= len(LINE_PROBES) // 2, emitting
+
+
+@SETTINGS
+@given(line=lines)
+def test_router_agrees_with_every_probes_wants(line: str) -> None:
+    from doctor.probing.contract import ParseContext
+    from doctor.probing.route import router
+    probes = [cls(ParseContext("r")) for cls in LINE_PROBES]
+    assert router(probes)(line) == [p for p in probes if p.wants(line)]

@@ -11,6 +11,7 @@ from doctor.facts import Fact
 from doctor.facts.status import ProbeStatus
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
 from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head, read_upto
+from doctor.probing.route import router
 from doctor.probing.scan import candidate_lines
 
 
@@ -79,10 +80,10 @@ def _scan(item: InputFile, line_probes: tuple[type[LineProbe], ...], out: Gather
     contexts = [ParseContext(source=item.label, node=item.node, probe=cls.name) for cls in line_probes]
     probes = [cls(ctx) for cls, ctx in zip(line_probes, contexts)]
     triggers = [t for probe in probes for t in probe.triggers]
+    wanting = router(probes)
     for line_no, line in candidate_lines(item, triggers):
-        for probe in probes:
-            if probe.wants(line):
-                probe.feed(line_no, line)
+        for probe in wanting(line):
+            probe.feed(line_no, line)
     for probe in probes:
         probe.finish()
     used = []
