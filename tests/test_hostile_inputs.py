@@ -10,6 +10,7 @@ import gzip
 import io
 import json
 import os
+import shutil
 import tarfile
 import zipfile
 from pathlib import Path
@@ -91,12 +92,14 @@ def test_gzip_cut_inside_its_header_is_one_line_exit_2(tmp_path: Path) -> None:
     one_line_error(analyze(path, tmp=tmp_path / "tmp"))
 
 
-@pytest.mark.parametrize("scanner", ["grep", "python"])
+@pytest.mark.parametrize("scanner", ["grep", "rg", "python"])
 def test_ten_megabyte_line_keeps_its_trigger(tmp_path: Path, scanner: str) -> None:
+    if scanner == "rg" and not shutil.which("rg"):
+        pytest.skip("ripgrep (rg) is not installed: the grep and python scanners are tested")
     path = tmp_path / "progress.log"           # a progress bar redrawn with \r is one huge line
     bar = b"\r 42%|####      | 420/1000 [00:01<00:02]" * 125_000
     path.write_bytes(bar + FAILURE.strip().encode() + bar + b"\n" + STEPS[:2000].encode())
-    env = {"PATH": str(tmp_path / "no-bin")} if scanner == "python" else None
+    env = {"DOCTOR_SCANNER": scanner}
     done = analyze(path, tmp=tmp_path / "tmp", env=env)
     diagnosis = report(done)["diagnoses"][0]
     assert diagnosis["cause"] == "port_blocked" and diagnosis["evidence"][0]["line"] == 1
