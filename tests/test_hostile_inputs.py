@@ -7,6 +7,7 @@ temporary folder, which must be gone afterwards.
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import io
 import json
 import os
@@ -92,10 +93,12 @@ def test_gzip_cut_inside_its_header_is_one_line_exit_2(tmp_path: Path) -> None:
     one_line_error(analyze(path, tmp=tmp_path / "tmp"))
 
 
-@pytest.mark.parametrize("scanner", ["grep", "rg", "python"])
+@pytest.mark.parametrize("scanner", ["hyperscan", "rg", "grep", "python"])
 def test_ten_megabyte_line_keeps_its_trigger(tmp_path: Path, scanner: str) -> None:
     if scanner == "rg" and not shutil.which("rg"):
-        pytest.skip("ripgrep (rg) is not installed: the grep and python scanners are tested")
+        pytest.skip("ripgrep (rg) is not installed: the other scanners are tested")
+    if scanner == "hyperscan" and importlib.util.find_spec("hyperscan") is None:
+        pytest.skip("hyperscan is not installed (extra 'fast'): the other scanners are tested")
     path = tmp_path / "progress.log"           # a progress bar redrawn with \r is one huge line
     bar = b"\r 42%|####      | 420/1000 [00:01<00:02]" * 125_000
     path.write_bytes(bar + FAILURE.strip().encode() + bar + b"\n" + STEPS[:2000].encode())
@@ -162,3 +165,13 @@ def test_damaged_zip_is_not_a_traceback(tmp_path: Path) -> None:
     path = tmp_path / "bundle.zip"
     path.write_bytes(whole.getvalue()[:-30])                 # central directory cut off
     one_line_error(analyze(path, tmp=tmp_path / "tmp"))
+
+
+def test_a_failing_scanner_falls_back_to_the_in_process_scan(tmp_path: Path, monkeypatch) -> None:
+    from doctor.probing import scan
+    from doctor.probing.inputs import InputFile
+    path = tmp_path / "big.log"
+    path.write_text(STEPS * 10 + FAILURE)                     # over GREP_MIN_BYTES: the external scanner runs
+    assert path.stat().st_size >= scan.GREP_MIN_BYTES
+    monkeypatch.setattr(scan, "scanner", lambda choice=None: ["/bin/sh", "-c", "exit 2", "--"])
+    assert list(scan.candidate_lines(InputFile(path, "big.log", "big"), ["DistNetworkError"])) == [(200001, FAILURE.strip())]

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from doctor.errors import InputError
 from doctor.probing import scan
 from doctor.probing.contract import parse_document, parse_lines
+from doctor.probing.finders import hyperscan_finder, regex_finder
 from doctor.probing.inputs import InputFile
 from doctor.probing.offline import gather_files
 from probes import DOCUMENT_PROBES, LINE_PROBES
@@ -76,17 +77,20 @@ def test_gather_files_reads_any_file_or_says_why_not(data: bytes) -> None:
 
 @settings(max_examples=max(10, EXAMPLES // 2), deadline=None)
 @given(text=st.lists(lines, min_size=1, max_size=40).map("\n".join))
-def test_external_and_python_scanners_pick_the_same_lines(text: str) -> None:
-    words = sorted({t for probe in LINE_PROBES for t in probe.triggers})
+def test_every_scanner_picks_the_same_lines(text: str) -> None:
+    words = tuple(sorted({t for probe in LINE_PROBES for t in probe.triggers}))
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "scan.log"
         path.write_text(text, encoding="utf-8")
         item = InputFile(path, "scan.log", "scan")
-        python = list(scan._python_lines(item, words))
-        for name in ("grep", "rg"):
+        expected = list(scan._python_lines(item, regex_finder(words)))
+        fast = hyperscan_finder(words)
+        if fast:
+            assert list(scan._python_lines(item, fast)) == expected, "hyperscan"
+        for name in ("hyperscan", "rg", "grep"):
             argv = scan.scanner(name)
-            if argv and name in argv[0]:
-                assert list(scan._grep_lines(argv, item, words)) == python, name
+            if argv and (name in argv[0] or name == "hyperscan"):
+                assert list(scan._grep_lines(argv, item, list(words))) == expected, name
 
 
 def test_vocabulary_reaches_the_parsers() -> None:
