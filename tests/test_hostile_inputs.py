@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import run_doctor
+from doctor_cli import run_doctor
 
 FAILURE = ("[rank1]: torch.distributed.DistNetworkError: The client socket has timed out after 10000ms "
            "while trying to connect to (10.0.0.1, 29500).\n")

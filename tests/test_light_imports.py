@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO
+from doctor_cli import REPO
 
 HEAVY = ("torch", "pynvml", "textual")
 WRAPPER = """

@@ -16,8 +16,8 @@ Three choices keep durable's answers identical to the native matcher's:
 - Presence: native `exists` means "not '', -1, 0 or None" (conditions._present). Each message carries
   a `has__<field>: 1` marker for every present field, and `exists` tests the marker.
 - Negation order: durable does not withdraw a match when a negating fact arrives later. Every fact is
-  therefore sent twice, in two roles: `role: n` copies (what `unless` patterns see) all go in first,
-  then the `role: w` copies (what `when` patterns see), one by one.
+  therefore sent twice, in two roles: `dr__role: n` copies (what `unless` patterns see) all go in first,
+  then the `dr__role: w` copies (what `when` patterns see), one by one.
 - Types: durable compares a string with a number as text; Python says they differ. A rule that
   compares a field with a literal or ref of another type is refused here (it never fires natively),
   and so is a fact whose value does not have its field's declared type, or is NaN.
@@ -49,7 +49,8 @@ class FactTypeError(DoctorError):
 
 
 WHEN, UNLESS = "w", "n"
-RESERVED = ("id", "sid", "kind", "role")
+ROLE = "dr__role"                                  # no fact field starts with dr__
+RESERVED = ("id", "sid", "kind", ROLE)
 PRESENT = "has__"
 NEVER: dict[str, Any] = {"$nex": {"kind": 1}}      # every message has a kind, so this never holds
 _COMPARE = {"ne": "$neq", "lt": "$lt", "le": "$lte", "gt": "$gt", "ge": "$gte"}
@@ -92,7 +93,7 @@ def compile_rule(rule: Rule) -> dict[str, Any]:
 
 
 def _pattern(rule: Rule, pattern: Pattern, role: str, kinds: dict[str, str]) -> dict[str, Any]:
-    tests = [{"kind": pattern.kind}, {"role": role}]
+    tests = [{"kind": pattern.kind}, {ROLE: role}]
     tests.extend(_condition(rule, pattern.kind, c, kinds) for c in pattern.conditions)
     return {"$and": tests}
 
@@ -141,7 +142,7 @@ def _check_type(rule: Rule, kind: str, name: str, field_type: str, other: str, s
 
 def fact_message(fact: Fact, number: int, role: str, regexes: list[Condition] = ()) -> dict[str, Any]:
     """One fact as a durable message: fields, presence markers, regex answers, kind, role, a unique id."""
-    message: dict[str, Any] = {"id": f"{role}{number}", "kind": fact.KIND, "role": role}
+    message: dict[str, Any] = {"id": f"{role}{number}", "kind": fact.KIND, ROLE: role}
     for name, value in fact.as_dict().items():
         if name in RESERVED:
             continue

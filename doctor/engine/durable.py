@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from doctor.engine import Finding
-from doctor.engine.compile import UNLESS, WHEN, check_fields, compile_rules, fact_message, regex_tests
+from doctor.engine.compile import ROLE, UNLESS, WHEN, check_fields, compile_rules, fact_message, regex_tests
 from doctor.engine.native import MAX_FINDINGS_PER_RULE
 from doctor.errors import UsageError
 from doctor.facts import Fact
@@ -38,7 +38,7 @@ SID = "1"                            # one session per ruleset, and one ruleset 
 # (createStateNode, state.c), so delete_state would free two garbage pointers (valgrind: invalid
 # free in deleteStateNode) and corrupt the heap; any completed action sets them to NULL.
 START_RULE = "doctor_session_start"
-START_MESSAGE = {"id": "start", "kind": "doctor.session_start", "role": "start"}
+START_MESSAGE = {"id": "start", "kind": "doctor.session_start", ROLE: "start"}
 _LOCK = threading.Lock()             # durable's C engine keeps global handle tables: one run at a time
 _NAMES = itertools.count(1)
 Hit = tuple[int, tuple[int, ...]]    # (rule index, fact index bound to each `when` alias)

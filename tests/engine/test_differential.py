@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_doctor
+from doctor_cli import REPO, run_doctor
 
 from doctor.diagnose import rule_base
 from doctor.engine import Finding, run
@@ -104,7 +104,7 @@ def test_messages_mark_presence_and_carry_regex_answers() -> None:
     rule = golden_rules()[0]
     regex = next(c for c in rule.when[0].conditions if c.op == "matches")
     message = fact_message(ConnectError(host="10.1.2.3", port=0), 7, "w", [regex])
-    assert message["id"] == "w7" and message["kind"] == "net.connect_error" and message["role"] == "w"
+    assert message["id"] == "w7" and message["kind"] == "net.connect_error" and message["dr__role"] == "w"
     assert message["has__host"] == 1 and "has__port" not in message and message["port"] == 0
     assert [v for k, v in message.items() if k.startswith("matches__host__")] == [True]
 
