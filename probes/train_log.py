@@ -33,6 +33,7 @@ def _seconds(m: re.Match[str]) -> float:
 class TrainLog(LineProbe):
     name = "train_log"
     yields = ("train.steps",)
+    sampled = True      # step lines fill big logs; medians come from evenly spaced samples of them
     triggers = ("data_time", "step_time", "iter_time", "batch_time", "time: ", "time=", " time ", "Time: ", "Data: ", "comm")
 
     def __init__(self, ctx: ParseContext) -> None:

@@ -13,7 +13,7 @@ from doctor.facts.status import ProbeStatus
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
 from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head, read_upto
 from doctor.probing.route import router
-from doctor.probing.scan import candidate_lines
+from doctor.probing.scan import SAMPLE_ALL_BELOW, candidate_lines, sample_lines
 
 
 @dataclass
@@ -86,11 +86,16 @@ def _gather_one(item: InputFile, hint: FileHint | None, line_probes: tuple[type[
 def _scan(item: InputFile, line_probes: tuple[type[LineProbe], ...], out: Gathered, mode: str = "file") -> list[str]:
     contexts = [ParseContext(source=item.label, node=item.node, probe=cls.name, mode=mode) for cls in line_probes]
     probes = [cls(ctx) for cls, ctx in zip(line_probes, contexts)]
-    triggers = [t for probe in probes for t in probe.triggers]
-    wanting = router(probes)
-    for line_no, line in candidate_lines(item, triggers):
+    big = not item.compressed and item.path.stat().st_size >= SAMPLE_ALL_BELOW
+    full = [p for p in probes if not (big and p.sampled)]
+    wanting = router(full)
+    for line_no, line in candidate_lines(item, [t for probe in full for t in probe.triggers]):
         for probe in wanting(line):
             probe.feed(line_no, line)
+    for probe in (p for p in probes if big and p.sampled):
+        for line_no, line in sample_lines(item, probe.triggers):
+            if probe.wants(line):
+                probe.feed(line_no, line)
     for probe in probes:
         probe.finish()
     used = []

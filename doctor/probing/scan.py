@@ -184,3 +184,39 @@ def _matches(find: Finder, data: bytes, first_line: int) -> Generator[tuple[int,
         line = data[start: end if end >= 0 else len(data)]
         yield line_no, _text(_window(line, at - start) if len(line) > MAX_LINE else line)
     return line_no + data.count(b"\n", counted_to)
+
+
+SAMPLE_ALL_BELOW = 64 * 2**20   # smaller inputs are read whole by sampled probes too
+SAMPLES = 16                    # evenly spaced blocks of a bigger input
+SAMPLE_BLOCK = 2**19
+
+
+def sample_lines(item: InputFile, triggers: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """(line number, line) for trigger lines in SAMPLES evenly spaced 512 KiB blocks of a big file.
+
+    One sequential pass: every block's newlines are counted (C speed) so the line numbers stay exact,
+    and only the sampled blocks are decoded and searched. Partial lines at a block's edges are dropped.
+    """
+    words = tuple(t for t in triggers if t)
+    size = item.path.stat().st_size
+    stride = max(1, size // SAMPLES // SAMPLE_BLOCK) * SAMPLE_BLOCK
+    line_no, offset = 1, 0
+    with item.path.open("rb") as fh:
+        while data := fh.read(SAMPLE_BLOCK):
+            if offset % stride == 0:
+                yield from _block_lines(data, offset == 0, line_no, words)
+            line_no += data.count(b"\n")
+            offset += len(data)
+
+
+def _block_lines(data: bytes, at_start: bool, first_line: int, words: tuple[str, ...]) -> Iterator[tuple[int, str]]:
+    text = data.decode("utf-8", "replace")
+    start = 0 if at_start else text.find("\n") + 1
+    end = text.rfind("\n")
+    if end <= start:
+        return
+    line_no = first_line + (0 if at_start else 1)
+    for line in text[start:end].split("\n"):
+        if any(w in line for w in words):
+            yield line_no, line[:MAX_LINE].rstrip("\r")
+        line_no += 1
