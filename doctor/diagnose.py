@@ -28,8 +28,8 @@ def diagnose_facts(facts: list[Fact], symptom: str | None = None, engine: str = 
 
 
 def diagnose_files(paths: list[str], symptom: str | None = None, engine: str = "native") -> Report:
-    from probes import DOCUMENT_PROBES, LINE_PROBES
-    gathered = gather_files(paths, LINE_PROBES, DOCUMENT_PROBES)
+    from probes import DOCUMENT_PROBES, LINE_PROBES, STREAM_PROBES
+    gathered = gather_files(paths, LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES)
     report = diagnose_facts(gathered.facts, symptom, engine)
     report.inputs = gathered.inputs
     return report

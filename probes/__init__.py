@@ -1,11 +1,13 @@
 """The probe registry: every parser doctor has, in one visible table.
 
 LINE_PROBES read logs line by line (only lines holding one of their triggers);
-DOCUMENT_PROBES read whole artifacts they recognise by content.
+DOCUMENT_PROBES read whole artifacts they recognise by content;
+STREAM_PROBES read large or binary artifacts (profiler traces, memory snapshots) from the file as a stream.
 """
 from __future__ import annotations
 
 from doctor.probing.contract import DocumentProbe, LineProbe
+from doctor.probing.stream import StreamProbe
 from probes.collectives import Collectives
 from probes.container_spec import ContainerSpec
 from probes.cuda_errors import CudaErrors
@@ -46,4 +48,6 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     MemlockValue,       # bare `ulimit -l` answer
 )
 
-__all__ = ["DOCUMENT_PROBES", "LINE_PROBES"]
+STREAM_PROBES: tuple[type[StreamProbe], ...] = ()
+
+__all__ = ["DOCUMENT_PROBES", "LINE_PROBES", "STREAM_PROBES"]

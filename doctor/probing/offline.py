@@ -12,6 +12,7 @@ from doctor.facts.status import ProbeStatus
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
 from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head
 from doctor.probing.scan import candidate_lines
+from doctor.probing.stream import StreamProbe, StreamRefused, claims, open_binary
 
 
 @dataclass
@@ -30,14 +31,15 @@ class Gathered:
 
 
 def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
-                 document_probes: tuple[type[DocumentProbe], ...]) -> Gathered:
+                 document_probes: tuple[type[DocumentProbe], ...],
+                 stream_probes: tuple[type[StreamProbe], ...] = ()) -> Gathered:
     """Parse every file under paths. Raises InputError when nothing at all could be read."""
     workspace = Workspace()
     try:
         files = expand(paths, workspace)
         out = Gathered()
         for item in files:
-            _gather_one(item, line_probes, document_probes, out)
+            _gather_one(item, line_probes, document_probes, out, stream_probes)
     finally:
         workspace.remove()
     if not files:
@@ -50,11 +52,16 @@ def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
 
 
 def _gather_one(item: InputFile, line_probes: tuple[type[LineProbe], ...],
-                document_probes: tuple[type[DocumentProbe], ...], out: Gathered) -> None:
+                document_probes: tuple[type[DocumentProbe], ...], out: Gathered,
+                stream_probes: tuple[type[StreamProbe], ...] = ()) -> None:
     size = item.path.stat().st_size
     head_bytes = read_head(item)
     if not head_bytes.strip():
         _skip(out, item, size, "empty file")
+        return
+    streamer = claims(stream_probes, head_bytes)
+    if streamer:                      # a trace or snapshot: read by its stream probe alone, never as a log
+        _stream(item, size, streamer, out)
         return
     if is_binary(head_bytes):
         _skip(out, item, size, "binary content, not a log or text artifact")
@@ -90,6 +97,18 @@ def _scan(item: InputFile, line_probes: tuple[type[LineProbe], ...], out: Gather
     return used
 
 
+def _stream(item: InputFile, size: int, probe_cls: type[StreamProbe], out: Gathered) -> None:
+    ctx = ParseContext(source=item.label, node=item.node, probe=probe_cls.name)
+    try:
+        with open_binary(item.path) as stream:
+            probe_cls().read(stream, ctx)
+    except StreamRefused as exc:
+        _skip(out, item, size, str(exc), probe=probe_cls.name, status="failed")
+        return
+    out.facts.extend(ctx.facts)
+    out.inputs.append(InputRecord(item.label, size, [probe_cls.name]))
+
+
 def _read_text(item: InputFile, cap: int) -> str:
     import gzip
     opener = gzip.open if item.compressed else open
@@ -100,6 +119,6 @@ def _read_text(item: InputFile, cap: int) -> str:
         return ""
 
 
-def _skip(out: Gathered, item: InputFile, size: int, reason: str) -> None:
+def _skip(out: Gathered, item: InputFile, size: int, reason: str, probe: str = "input", status: str = "skipped") -> None:
     out.inputs.append(InputRecord(item.label, size, [], "skipped", reason))
-    out.facts.append(ProbeStatus(node=item.node, probe="input", status="skipped", reason=f"{item.label}: {reason}"))
+    out.facts.append(ProbeStatus(node=item.node, probe=probe, status=status, reason=f"{item.label}: {reason}"))
