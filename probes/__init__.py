@@ -13,6 +13,7 @@ from probes.container_spec import ContainerSpec
 from probes.cuda_errors import CudaErrors
 from probes.env_vars import EnvVars
 from probes.host_config import HostConfig
+from probes.kineto_trace import KinetoTrace
 from probes.launch_command import LaunchCommand
 from probes.launch_errors import LaunchErrors
 from probes.limits import MemlockLines, MemlockValue
@@ -48,6 +49,8 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     MemlockValue,       # bare `ulimit -l` answer
 )
 
-STREAM_PROBES: tuple[type[StreamProbe], ...] = ()
+STREAM_PROBES: tuple[type[StreamProbe], ...] = (
+    KinetoTrace,        # torch.profiler / Kineto chrome traces (.json, .json.gz), streamed
+)
 
 __all__ = ["DOCUMENT_PROBES", "LINE_PROBES", "STREAM_PROBES"]

@@ -8,6 +8,8 @@ from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent,
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  IfnameError, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
+from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, Straggler, TraceCollectives,
+                               TraceJob, TraceRank, TraceStep)
 from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbUnavailable, NcclChannel, NcclError, NcclLog, NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
 from doctor.facts.status import ProbeStatus
@@ -28,6 +30,8 @@ _ALL: tuple[type[Fact], ...] = (
     PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize,
     # topology and measurements
     TopoLink, TopoSummary, NvlinkState, CollectiveBench,
+    # speed: profiler traces, skew across ranks, utilisation
+    TraceStep, TraceRank, TraceCollectives, TraceJob, Straggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
     # gathering
     ProbeStatus,
 )
