@@ -14,6 +14,7 @@ from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, VersionSke
 from doctor.facts.launch import HostName, HostsEntry, LaunchOption, RendezvousEndpoint
 from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclLog, NcclNet, NcclSummary, NcclVersion
 from doctor.facts.topo import TopoLink, TopoSummary
+from doctor.traces.skew import trace_job, trace_skew
 
 _IB_ENV = ("NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_TC", "NCCL_IB_SL", "NCCL_NET_GDR_LEVEL")
 
@@ -117,6 +118,7 @@ def rendezvous_endpoint(facts: list[Fact]) -> list[Fact]:
 
 AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     version_skew, nccl_summary, topo_summary, rank_lag, rendezvous_endpoint,
+    trace_job, trace_skew,      # profiler traces of several ranks: exposed communication, stragglers, absent ranks
 )
 
 

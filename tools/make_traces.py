@@ -9,7 +9,8 @@ writes one gzipped chrome trace per rank: <out>/<scenario>/rank<R>.json.gz. The 
 - healthy: compute-bound steps, data already in memory, default DDP buckets.
 - slow_rank: rank 1 does extra forward passes every step (a slower device), so every collective waits for it.
 - slow_dataloader: __getitem__ sleeps and one worker feeds the loader, so each step waits for its batch.
-- comm_exposed: a wide model, a tiny batch and tiny DDP buckets (bucket_cap_mb): gradients dominate the step.
+- comm_exposed: many narrow layers, a tiny batch and tiny DDP buckets (bucket_cap_mb): one small, latency-bound
+  all-reduce per parameter dominates the step.
 - desync: rank 1 skips the step's metric all_reduce in the last profiled step; rank 0 waits in it until the
   process-group timeout, then both export what they recorded.
 
