@@ -142,10 +142,10 @@ def _emit_bandwidth(ctx: ParseContext, meta: TraceMeta, figures: RankFigures, no
     link, link_gbps = link_class(gpu)
     group = bw.group if bw.group > 0 else meta.world_size
     single = 0 < group <= len(meta.gpu_names)
-    index = next((c.index for _, c in figures.comms if c.name == bw.name), 0)
-    line = (f"rank {meta.rank}: best {bw.kind} {bw.name} on {bw.nbytes / 2**20:.0f} MiB reached {bw.busbw_gbps:.1f} GB/s "
+    line = (f"rank {meta.rank}, step {bw.step}: the fastest large {bw.kind}, {bw.name} on {bw.nbytes / 2**20:.0f} MiB, "
+            f"reached {bw.busbw_gbps:.1f} GB/s "
             f"bus bandwidth; {gpu or 'this GPU'} ({link}) carries about {link_gbps:g} GB/s")
-    ctx.emit(CollectiveBandwidth, index, line, node=node, rank=meta.rank, kernel=bw.name, op=bw.kind,
+    ctx.emit(CollectiveBandwidth, bw.index, line, node=node, rank=meta.rank, step=bw.step, kernel=bw.name, op=bw.kind,
              bytes=bw.nbytes, busbw_gbps=round(bw.busbw_gbps, 2), link=link, link_gbps=link_gbps,
              link_frac=round(bw.busbw_gbps / link_gbps, 4) if link_gbps > 0 else -1.0, group_size=group,
              local_gpus=len(meta.gpu_names), single_node=single)

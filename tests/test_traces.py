@@ -18,8 +18,10 @@ from doctor.traces.timebits import TimeBits
 from probes.kineto_trace import KinetoTrace
 
 CPU = REPO / "fixtures" / "traces" / "cpu"
-SCENARIOS = {"slow_rank": "straggler", "slow_dataloader": "dataloader_bottleneck", "comm_exposed": "comm_exposed",
-             "desync": "collective_desync"}
+GPU = REPO / "fixtures" / "traces" / "gpu"
+SCENARIOS = {"cpu/slow_rank": "straggler", "cpu/slow_dataloader": "dataloader_bottleneck",
+             "cpu/comm_exposed": "comm_exposed", "cpu/desync": "collective_desync", "gpu/slow_rank": "straggler",
+             "gpu/slow_dataloader": "dataloader_bottleneck", "gpu/no_nvlink": "no_nvlink_topology"}
 
 
 def kineto(events: list[dict], rank: int = 0, gpus: tuple[str, ...] = ()) -> dict:
@@ -137,17 +139,28 @@ def test_unreadable_trace_is_refused_in_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("scenario,cause", sorted(SCENARIOS.items()))
 def test_recorded_fault_is_the_top_diagnosis(scenario: str, cause: str) -> None:
-    report = diagnose_files([str(CPU / scenario)])
+    report = diagnose_files([str(CPU.parent / scenario)])
     assert report.diagnoses and report.diagnoses[0].cause == cause, [(d.cause, d.confidence) for d in report.diagnoses]
     text = " ".join(e.text + " " + e.note for d in report.diagnoses[:1] for e in d.evidence)
     assert "step" in text and "rank" in text
 
 
-def test_recorded_healthy_run_has_no_confident_diagnosis() -> None:
-    report = diagnose_files([str(CPU / "healthy")])
+@pytest.mark.parametrize("healthy", ["cpu/healthy", "gpu/healthy", "gpu/legacy_healthy"])
+def test_recorded_healthy_run_has_no_confident_diagnosis(healthy: str) -> None:
+    report = diagnose_files([str(CPU.parent / healthy)])
     assert all(d.confidence < 0.5 for d in report.diagnoses), [(d.cause, d.confidence) for d in report.diagnoses]
     ranks = [f for f in report.facts if isinstance(f, TraceRank)]
     assert sorted(f.rank for f in ranks) == [0, 1] and all(f.steps == 5 for f in ranks)
+
+
+def test_old_and_new_nccl_kernel_names_and_categories_give_the_same_figures() -> None:
+    figures = {}
+    for variant in ("healthy", "legacy_healthy"):
+        facts = diagnose_files([str(GPU / variant)]).facts
+        figures[variant] = sorted((f.rank, f.step, f.compute_ms, f.comm_ms, f.exposed_comm_ms, f.idle_ms)
+                                  for f in facts if isinstance(f, TraceStep))
+    assert figures["healthy"] == figures["legacy_healthy"] and len(figures["healthy"]) == 10
+    assert all(comm > 0 for *_, comm, _, _ in figures["healthy"])
 
 
 def test_cli_names_the_straggler_rank_and_step(tmp_path: Path) -> None:

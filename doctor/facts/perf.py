@@ -138,6 +138,7 @@ class CollectiveBandwidth(Fact):
     """The best bus bandwidth a rank's NCCL collectives reached on large messages, against its link class."""
 
     KIND = "trace.collective_bw"
+    step: int = -1
     kernel: str = ""
     op: str = ""
     bytes: float = -1

@@ -47,6 +47,8 @@ class HtaTotals:
 
 @dataclass
 class Bandwidth:
+    step: int
+    index: int
     name: str
     kind: str
     nbytes: float
@@ -115,7 +117,7 @@ def finish(trace: RankTrace) -> RankFigures:
     else:
         _cpu_steps(trace, steps, figures)
     figures.comms = _comms(trace, steps, locate)
-    figures.bandwidth = _best_bandwidth(trace)
+    figures.bandwidth = _best_bandwidth(figures.comms)
     return figures
 
 
@@ -218,13 +220,13 @@ def _comms(trace: RankTrace, steps: list[Step], locate: _Locator) -> list[tuple[
     return out
 
 
-def _best_bandwidth(trace: RankTrace) -> Bandwidth | None:
+def _best_bandwidth(comms: list[tuple[int, Comm]]) -> Bandwidth | None:
     best: Bandwidth | None = None
-    for c in trace.comms:
+    for step, c in comms:
         seconds = (c.end - c.start) / 1e6
         if c.nbytes < LARGE_MESSAGE or seconds <= 0 or c.corr < 0:
             continue
         busbw = c.nbytes / seconds * bus_factor(c.kind, c.group) / 1e9
         if best is None or busbw > best.busbw_gbps:
-            best = Bandwidth(c.name, c.kind, c.nbytes, busbw, c.group)
+            best = Bandwidth(step, c.index, c.name, c.kind, c.nbytes, busbw, c.group)
     return best
