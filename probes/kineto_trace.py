@@ -127,6 +127,7 @@ def _emit_rank(ctx: ParseContext, meta: TraceMeta, figures: RankFigures, state: 
         truncated=bool(state.error),
         hta_idle_pct=round(hta.idle_pct, 2) if hta else -1.0, hta_compute_pct=round(hta.compute_pct, 2) if hta else -1.0,
         hta_non_compute_pct=round(hta.non_compute_pct, 2) if hta else -1.0,
+        hta_comm_pct=round(hta.comm_pct, 2) if hta else -1.0,
         overlap_pct=round(hta.overlap_pct, 2) if hta else -1.0)
     line = (f"rank {meta.rank} ({figures.device} trace, {len(steps)} steps, median {values['step_ms']} ms): "
             f"compute {values['compute_frac']:.0%}, exposed communication {values['exposed_comm_frac']:.0%}, "

@@ -71,6 +71,7 @@ class TraceRank(Fact):
     hta_idle_pct: float = -1
     hta_compute_pct: float = -1
     hta_non_compute_pct: float = -1
+    hta_comm_pct: float = -1
     overlap_pct: float = -1
     events: int = 0
     truncated: bool = False

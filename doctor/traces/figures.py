@@ -8,6 +8,7 @@ is communication, not compute.
 """
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
@@ -42,6 +43,7 @@ class HtaTotals:
     idle_pct: float
     compute_pct: float
     non_compute_pct: float
+    comm_pct: float                  # communication kernels running, share of the span
     overlap_pct: float               # -1 when there is no communication
 
 
@@ -112,16 +114,17 @@ def finish(trace: RankTrace) -> RankFigures:
     figures.steps = [StepFigures(s.number, s.index, s.end - s.start) for s in steps]
     for st, s in zip(figures.steps, steps):
         st.loader_us = trace.loader.count(s.start, s.end)
+    figures.comms = _comms(trace, steps, locate)
     if gpu:
         _gpu_steps(trace, steps, locate, figures)
     else:
         _cpu_steps(trace, steps, figures)
-    figures.comms = _comms(trace, steps, locate)
     figures.bandwidth = _best_bandwidth(figures.comms)
     return figures
 
 
 def _cpu_steps(trace: RankTrace, steps: list[Step], figures: RankFigures) -> None:
+    _copies_and_top(trace, steps, _Locator(steps), figures)
     compute = trace.busy.minus(trace.blocked, trace.loader)
     comm = trace.transfer.union(trace.blocked)
     active = compute.union(comm, trace.loader)
@@ -131,82 +134,81 @@ def _cpu_steps(trace: RankTrace, steps: list[Step], figures: RankFigures) -> Non
         st.comm_us = comm.count(s.start, s.end)
         st.exposed_us = comm.count_minus(compute, lo=s.start, hi=s.end)
         st.idle_us = (s.end - s.start) - active.count(s.start, s.end)
-        mine = [c for c in trace.comms if s.start <= c.start < s.end]
-        if mine:
-            top = max(mine, key=lambda c: c.end - c.start)
-            st.top_comm, st.top_comm_us = top.name, top.end - top.start
 
 
 def _gpu_steps(trace: RankTrace, steps: list[Step], locate: _Locator, figures: RankFigures) -> None:
+    """HTA's window in one pass over the kernels; then each step's kernels on their own (memory: one step)."""
     filtering = sum(s.profiler for s in steps) >= 2
     last_start = steps[-1].start if steps else 0
-    groups: dict[tuple[int, bool], _Group] = {}
+    window = _Group()
+    by_step: list[array] = [array("l") for _ in steps]
     for j in range(len(trace.k_start)):
         launch = trace.launches.get(trace.k_corr[j]) if trace.k_corr[j] >= 0 else None
         where = locate(launch if launch is not None else trace.k_start[j])
-        counted = not filtering or (launch is not None and launch < last_start)   # HTA's window
-        group = groups.get((where, counted))
-        if group is None:
-            group = groups[(where, counted)] = _Group()
-        start, end, klass = trace.k_start[j], trace.k_end[j], trace.k_class[j]
-        group.all.add(start, end)
-        if klass == COMPUTE:
-            group.compute.add(start, end)
-        elif klass == COMM:
-            group.comm.add(start, end)
-    _per_step(trace, steps, locate, groups, figures)
-    figures.hta = _hta([g for (_, counted), g in groups.items() if counted])
-
-
-def _per_step(trace: RankTrace, steps: list[Step], locate: _Locator, groups: dict[tuple[int, bool], _Group],
-              figures: RankFigures) -> None:
+        if not filtering or (launch is not None and launch < last_start):      # HTA's window
+            _add(window, trace, j)
+        if 0 <= where < len(steps):
+            by_step[where].append(j)
     prev_end: int | None = None
-    for i, (st, s) in enumerate(zip(figures.steps, steps)):
-        parts = [g for (where, _), g in groups.items() if where == i]
-        union = TimeBits().union(*(g.all for g in parts)) if parts else TimeBits()
-        bounds = union.bounds()
-        if bounds is None:
-            st.span_us = st.step_us
-            continue
-        first, last = bounds
-        begin = s.start if prev_end is None else prev_end
-        begin = min(begin, first)
-        compute = TimeBits().union(*(g.compute for g in parts))
-        comm = TimeBits().union(*(g.comm for g in parts))
-        st.span_us = max(st.step_us, last - begin)
-        st.compute_us, st.comm_us = compute.count(), comm.count()
-        st.exposed_us = comm.count_minus(compute)
-        st.idle_us = (last - begin) - union.count()
-        st.idle_before_us = max(0, first - begin)
-        prev_end = last
+    for st, s, members in zip(figures.steps, steps, by_step):
+        group = _Group()
+        for j in members:
+            _add(group, trace, j)
+        prev_end = _step_figures(st, s, group, prev_end)
+    _copies_and_top(trace, steps, locate, figures)
+    figures.hta = _hta(window)
+
+
+def _add(group: _Group, trace: RankTrace, j: int) -> None:
+    start, end, klass = trace.k_start[j], trace.k_end[j], trace.k_class[j]
+    group.all.add(start, end)
+    if klass == COMPUTE:
+        group.compute.add(start, end)
+    elif klass == COMM:
+        group.comm.add(start, end)
+
+
+def _step_figures(st: StepFigures, s: Step, group: _Group, prev_end: int | None) -> int | None:
+    """Fill one step's GPU figures; returns the end of its last kernel (the next step's reference)."""
+    bounds = group.all.bounds()
+    if bounds is None:
+        st.span_us = st.step_us
+        return prev_end
+    first, last = bounds
+    begin = min(s.start if prev_end is None else prev_end, first)
+    st.span_us = max(st.step_us, last - begin)
+    st.compute_us, st.comm_us = group.compute.count(), group.comm.count()
+    st.exposed_us = group.comm.count_minus(group.compute)
+    st.idle_us = (last - begin) - group.all.count()
+    st.idle_before_us = max(0, first - begin)
+    return last
+
+
+def _copies_and_top(trace: RankTrace, steps: list[Step], locate: _Locator, figures: RankFigures) -> None:
     for c in trace.copies:
         launch = trace.launches.get(c.corr) if c.corr >= 0 else None
         i = locate(launch if launch is not None else c.start)
         if 0 <= i < len(steps):
             figures.steps[i].h2d_us += c.end - c.start
             figures.steps[i].h2d_bytes += max(c.nbytes, 0.0)
-    for where, c in _comms(trace, steps, locate):
-        st = next((x for x in figures.steps if x.number == where), None)
+    by_number = {st.number: st for st in figures.steps}
+    for number, c in figures.comms:
+        st = by_number.get(number)
         if st is not None and c.end - c.start > st.top_comm_us:
             st.top_comm, st.top_comm_us = c.name, c.end - c.start
 
 
-def _hta(groups: list[_Group]) -> HtaTotals | None:
-    if not groups:
-        return None
-    every = TimeBits().union(*(g.all for g in groups))
-    bounds = every.bounds()
+def _hta(window: _Group) -> HtaTotals | None:
+    bounds = window.all.bounds()
     if bounds is None:
         return None
     span = bounds[1] - bounds[0]
-    compute = TimeBits().union(*(g.compute for g in groups))
-    comm = TimeBits().union(*(g.comm for g in groups))
-    idle = span - every.count()
-    busy_compute = compute.count()
-    comm_total = comm.count()
-    overlap = 100.0 * comm.count_and(compute) / comm_total if comm_total else -1.0
+    idle = span - window.all.count()
+    busy_compute = window.compute.count()
+    comm_total = window.comm.count()
+    overlap = 100.0 * window.comm.count_and(window.compute) / comm_total if comm_total else -1.0
     pct = (lambda v: 100.0 * v / span) if span else (lambda v: 0.0)
-    return HtaTotals(span, pct(idle), pct(busy_compute), pct(span - busy_compute - idle), overlap)
+    return HtaTotals(span, pct(idle), pct(busy_compute), pct(span - busy_compute - idle), pct(comm_total), overlap)
 
 
 def _comms(trace: RankTrace, steps: list[Step], locate: _Locator) -> list[tuple[int, Comm]]:

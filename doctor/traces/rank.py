@@ -19,6 +19,7 @@ from doctor.traces.timebits import TimeBits, snap
 # older spellings appear verbatim ("Kernel", "Runtime"); map them once instead of lowering every category
 _CATS: dict[str, str] = {**CATEGORIES, **{k.capitalize(): v for k, v in CATEGORIES.items()}}
 _MAX_CORRELATION = 1 << 26          # beyond this, correlation ids are kept in a dict
+_UNSET = array("d", [float("nan")])
 
 
 class Step(NamedTuple):
@@ -51,24 +52,33 @@ class Copy(NamedTuple):
 
 
 class LaunchTimes:
-    """CPU time of each runtime call by correlation id: a flat array while ids stay dense, a dict beyond."""
+    """CPU time of each runtime call by correlation id: a flat array while ids stay dense (CUPTI hands them out in
+    sequence), a dict for ids that would leave the array mostly empty."""
 
     def __init__(self) -> None:
         self.flat = array("d")
+        self.stored = 0
         self.sparse: dict[int, float] = {}
 
     def put(self, corr: int, ts: float) -> None:
-        if 0 <= corr < _MAX_CORRELATION:
-            if corr >= len(self.flat):
-                self.flat.extend([-1.0] * (corr + 1 - len(self.flat) + 1024))
+        size = len(self.flat)
+        if 0 <= corr < size:
             self.flat[corr] = ts
+            self.stored += 1
+            return
+        new_size = max(corr + 1, size + size // 2, 4096)
+        if 0 <= corr < _MAX_CORRELATION and self.stored * 4 + 4096 >= new_size:    # at least a quarter full
+            self.flat.extend(_UNSET * (new_size - size))
+            self.flat[corr] = ts
+            self.stored += 1
         else:
             self.sparse[corr] = ts
 
     def get(self, corr: int) -> float | None:
         if 0 <= corr < len(self.flat):
             value = self.flat[corr]
-            return value if value >= 0 else None
+            if value == value:          # NaN marks an id never seen
+                return value
         return self.sparse.get(corr)
 
 

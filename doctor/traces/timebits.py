@@ -74,7 +74,12 @@ class TimeBits:
 
     def _measure(self, combine, others: tuple["TimeBits", ...], lo: int | None, hi: int | None) -> int:
         total = 0
-        for key, chunk in self.chunks.items():
+        if lo is not None and hi is not None and (hi - lo) // CHUNK_BITS < len(self.chunks):
+            keys = [k for k in range(lo // CHUNK_BITS, (hi - 1) // CHUNK_BITS + 1) if k in self.chunks]
+        else:
+            keys = list(self.chunks)
+        for key in keys:
+            chunk = self.chunks[key]
             base = key * CHUNK_BITS
             if (hi is not None and base >= hi) or (lo is not None and base + CHUNK_BITS <= lo):
                 continue
