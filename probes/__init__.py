@@ -12,6 +12,7 @@ from probes.collectives import Collectives
 from probes.container_spec import ContainerSpec
 from probes.cuda_errors import CudaErrors
 from probes.env_vars import EnvVars
+from probes.gpu_utilisation import DmonLog, QueryGpuCsv
 from probes.host_config import HostConfig
 from probes.kineto_trace import KinetoTrace
 from probes.launch_command import LaunchCommand
@@ -47,6 +48,8 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     NvlinkStatus,       # nvidia-smi nvlink -s
     HostConfig,         # shell transcripts, /etc/hosts
     MemlockValue,       # bare `ulimit -l` answer
+    DmonLog,            # nvidia-smi dmon utilisation logs
+    QueryGpuCsv,        # nvidia-smi --query-gpu=utilization.gpu,... --format=csv logs (and the NVML sampler's)
 )
 
 STREAM_PROBES: tuple[type[StreamProbe], ...] = (

@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "analyze": ("doctor.cli.analyze", "diagnose uploaded logs and artifacts (files, folders, .tar.gz/.zip)"),
     "rules": ("doctor.cli.rules", "list the rule base"),
     "explain": ("doctor.cli.explain", "show one rule: why, fix, example"),
+    "util": ("doctor.cli.util", "sample GPU utilisation live through NVML and diagnose it"),
 }
 
 
