@@ -18,6 +18,7 @@ from probes.kineto_trace import KinetoTrace
 from probes.launch_command import LaunchCommand
 from probes.launch_errors import LaunchErrors
 from probes.limits import MemlockLines, MemlockValue
+from probes.memory_snapshot import MemorySnapshotProbe
 from probes.nccl_errors import NcclErrors
 from probes.nccl_log import NcclLogProbe
 from probes.nccl_tests import NcclTests
@@ -54,6 +55,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
 
 STREAM_PROBES: tuple[type[StreamProbe], ...] = (
     KinetoTrace,        # torch.profiler / Kineto chrome traces (.json, .json.gz), streamed
+    MemorySnapshotProbe,  # torch.cuda.memory._dump_snapshot pickles, read without pickle.load
 )
 
 __all__ = ["DOCUMENT_PROBES", "LINE_PROBES", "STREAM_PROBES"]
