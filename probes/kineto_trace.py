@@ -26,7 +26,7 @@ from doctor.probing.stream import StreamProbe, StreamRefused
 from doctor.traces.figures import RankFigures, StepFigures, finish
 from doctor.traces.links import link_class
 from doctor.traces.rank import RankTrace
-from doctor.traces.reader import ReadState, TraceMeta, iter_events, looks_like_trace, read_meta, require_ijson
+from doctor.traces.reader import ReadState, TraceMeta, looks_like_trace, open_trace
 
 MAX_STEP_FACTS = 200
 MAX_COLLECTIVES = 20_000
@@ -41,12 +41,11 @@ class KinetoTrace(StreamProbe):
         return looks_like_trace(head)
 
     def read(self, stream: BinaryIO, ctx: ParseContext) -> None:
-        require_ijson()
-        meta = read_meta(stream, ctx.source)
-        stream.seek(0)
-        trace, state = RankTrace(), ReadState()
-        for index, event in enumerate(iter_events(stream, state), start=1):
-            trace.add(index, event)
+        meta, events, state = open_trace(stream, ctx.source)
+        trace = RankTrace()
+        add = trace.add
+        for index, event in enumerate(events, start=1):
+            add(index, event)
         if state.events == 0:
             raise StreamRefused(f"not a readable trace: {state.error or 'traceEvents is empty'}")
         figures = finish(trace)

@@ -170,3 +170,34 @@ def test_cli_names_the_straggler_rank_and_step(tmp_path: Path) -> None:
     top = json.loads(result.stdout)["diagnoses"][0]
     assert top["cause"] == "straggler" and "rank 1" in top["title"]
     assert any("step" in e["text"] and "gloo:all_reduce" in e["text"] for e in top["evidence"])
+
+
+def test_trace_behind_a_huge_header_is_read_through_ijson(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import doctor.traces.ijson_reader as ijson_reader
+    import doctor.traces.reader as reader
+    original = ijson_reader.open_with_ijson
+    trace = kineto(two_gpu_steps(), gpus=("NVIDIA H100 80GB HBM3",) * 64)
+    path = write(tmp_path / "rank3.json", trace)
+    normal = [f.as_dict() for f in parse_stream(KinetoTrace, path) if isinstance(f, TraceStep)]
+    calls = []
+    monkeypatch.setattr(reader, "MAX_VALUE", 1024)         # deviceProperties no longer fits the window ...
+    monkeypatch.setattr(reader, "CHUNK", 128)              # ... which now grows in small reads
+    monkeypatch.setattr(ijson_reader, "open_with_ijson", lambda *a: calls.append(1) or original(*a))
+    fallback = [f.as_dict() for f in parse_stream(KinetoTrace, path) if isinstance(f, TraceStep)]
+    assert calls == [1] and fallback == normal and len(normal) == 2
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10_000), st.binary(min_size=0, max_size=40))
+def test_damaged_traces_give_facts_or_a_refusal_never_a_crash(tmp_path_factory, cut: int, junk: bytes) -> None:
+    from doctor.probing.stream import StreamRefused
+    data = json.dumps(kineto(two_gpu_steps())).encode()
+    cut = cut % len(data)
+    path = tmp_path_factory.mktemp("damaged") / "rank0.json"
+    path.write_bytes(data[:cut] + junk + data[cut + len(junk):])
+    try:
+        facts = parse_stream(KinetoTrace, path)
+    except StreamRefused as exc:
+        assert str(exc) and "\n" not in str(exc)
+        return
+    assert all(f.KIND.startswith(("trace.", "probe.")) for f in facts)

@@ -8,13 +8,14 @@ written after the kernel. finish() (doctor/traces/figures.py) turns this into pe
 from __future__ import annotations
 
 from array import array
+from math import ceil, floor
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from doctor.traces.events import (ANNOTATION, CATEGORIES, COMM, CPU_OP, DTYPE_BYTES, KERNEL, MEMCPY, MEMORY,
                                   MEMSET, RUNTIME, collective_kind, is_cpu_comm, is_dataloader, is_gloo_transfer,
                                   kernel_class, step_number)
-from doctor.traces.timebits import TimeBits, snap
+from doctor.traces.timebits import TimeBits
 
 # older spellings appear verbatim ("Kernel", "Runtime"); map them once instead of lowering every category
 _CATS: dict[str, str] = {**CATEGORIES, **{k.capitalize(): v for k, v in CATEGORIES.items()}}
@@ -104,23 +105,30 @@ class RankTrace:
         """Take one trace event (any kind; what is not needed is dropped)."""
         if event.get("ph") != "X":
             return
-        cat = _CATS.get(event.get("cat", ""))
+        cat = _CATS.get(event.get("cat"))
         if cat is None:
             return
         ts, dur = event.get("ts"), event.get("dur", 0)
-        if not isinstance(ts, (int, float)) or not isinstance(dur, (int, float)) or dur < 0:
+        try:
+            start, end = ceil(ts), floor(ts + dur)
+        except TypeError:
             return
-        if cat is KERNEL or cat is MEMCPY or cat is MEMSET:
-            self._gpu(index, cat, event, ts, dur)
+        if dur < 0:
+            return
+        if cat is CPU_OP or cat is ANNOTATION:
+            name = event.get("name")
+            if cat is CPU_OP and type(name) is str and name.startswith("aten::"):     # most events: a busy CPU op
+                self.busy.add(start, end)
+            else:
+                self._cpu(index, cat, str(name), start, end)
         elif cat is RUNTIME:
             corr = (event.get("args") or {}).get("correlation")
-            if isinstance(corr, int):
+            if type(corr) is int:
                 self.launches.put(corr, ts)
         else:
-            self._cpu(index, cat, str(event.get("name", "")), ts, dur)
+            self._gpu(index, cat, event, start, end)
 
-    def _cpu(self, index: int, cat: str, name: str, ts: float, dur: float) -> None:
-        start, end = snap(ts, dur)
+    def _cpu(self, index: int, cat: str, name: str, start: int, end: int) -> None:
         if name.startswith("ProfilerStep") or (cat is ANNOTATION and name[:1] in "SsTtIi"):
             marker = step_number(name)
             if marker:
@@ -137,10 +145,9 @@ class RankTrace:
         elif cat is CPU_OP:
             self.busy.add(start, end)
 
-    def _gpu(self, index: int, cat: str, event: dict[str, Any], ts: float, dur: float) -> None:
+    def _gpu(self, index: int, cat: str, event: dict[str, Any], start: int, end: int) -> None:
         name = str(event.get("name", ""))
         args = event.get("args") or {}
-        start, end = snap(ts, dur)
         if cat is KERNEL:
             klass = self.kernel_classes.get(name)
             if klass is None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 
-CHUNK_BITS = 1 << 18                   # 262 144 µs per chunk: 32 KiB
+_SHIFT = 18
+CHUNK_BITS = 1 << _SHIFT               # 262 144 µs per chunk: 32 KiB
 _CHUNK_BYTES = CHUNK_BITS // 8
 _ONES = memoryview(b"\xff" * _CHUNK_BYTES)
 
@@ -31,6 +32,13 @@ class TimeBits:
 
     def add(self, start: int, end: int) -> None:
         """Add [start, end) (whole microseconds)."""
+        key = start >> _SHIFT
+        if start < end and (end - 1) >> _SHIFT == key:          # the common case: inside one chunk
+            chunk = self.chunks.get(key)
+            if chunk is None:
+                chunk = self.chunks[key] = bytearray(_CHUNK_BYTES)
+            _set_bits(chunk, start - (key << _SHIFT), end - (key << _SHIFT))
+            return
         while start < end:
             key, low = divmod(start, CHUNK_BITS)
             high = min(end - key * CHUNK_BITS, CHUNK_BITS)
