@@ -201,3 +201,13 @@ def test_damaged_traces_give_facts_or_a_refusal_never_a_crash(tmp_path_factory, 
         assert str(exc) and "\n" not in str(exc)
         return
     assert all(f.KIND.startswith(("trace.", "probe.")) for f in facts)
+
+
+def test_rank_traces_read_side_by_side_give_the_same_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    import doctor.probing.stream as stream
+    one_by_one = diagnose_files([str(CPU / "slow_rank"), str(GPU / "no_nvlink")])
+    monkeypatch.setattr(stream, "PARALLEL_MIN_BYTES", 0)            # worker processes even for small files
+    side_by_side = diagnose_files([str(CPU / "slow_rank"), str(GPU / "no_nvlink")])
+    assert [f.as_dict() for f in side_by_side.facts] == [f.as_dict() for f in one_by_one.facts]
+    assert [(d.cause, d.confidence) for d in side_by_side.diagnoses] == [(d.cause, d.confidence) for d in one_by_one.diagnoses]
+    assert [str(f.origin) for f in side_by_side.facts] == [str(f.origin) for f in one_by_one.facts]

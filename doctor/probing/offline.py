@@ -12,7 +12,7 @@ from doctor.facts.status import ProbeStatus
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
 from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head
 from doctor.probing.scan import candidate_lines
-from doctor.probing.stream import StreamProbe, StreamRefused, claims, open_binary
+from doctor.probing.stream import StreamJob, StreamProbe, claims, read_many
 
 
 @dataclass
@@ -38,8 +38,12 @@ def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
     try:
         files = expand(paths, workspace)
         out = Gathered()
+        pending: list[StreamJob] = []
         for item in files:
-            _gather_one(item, line_probes, document_probes, out, stream_probes)
+            job = _gather_one(item, line_probes, document_probes, out, stream_probes)
+            if job:
+                pending.append(job)
+        _stream_all(pending, out)
     finally:
         workspace.remove()
     if not files:
@@ -53,19 +57,18 @@ def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
 
 def _gather_one(item: InputFile, line_probes: tuple[type[LineProbe], ...],
                 document_probes: tuple[type[DocumentProbe], ...], out: Gathered,
-                stream_probes: tuple[type[StreamProbe], ...] = ()) -> None:
+                stream_probes: tuple[type[StreamProbe], ...] = ()) -> StreamJob | None:
     size = item.path.stat().st_size
     head_bytes = read_head(item)
     if not head_bytes.strip():
         _skip(out, item, size, "empty file")
-        return
+        return None
     streamer = claims(stream_probes, head_bytes)
     if streamer:                      # a trace or snapshot: read by its stream probe alone, never as a log
-        _stream(item, size, streamer, out)
-        return
+        return StreamJob(streamer, str(item.path), item.label, item.node, size)
     if is_binary(head_bytes):
         _skip(out, item, size, "binary content, not a log or text artifact")
-        return
+        return None
     head = head_bytes.decode("utf-8", "replace")
     kinds: list[str] = []
     for probe_cls in document_probes:
@@ -77,6 +80,7 @@ def _gather_one(item: InputFile, line_probes: tuple[type[LineProbe], ...],
             kinds.append(probe_cls.name)
     kinds.extend(_scan(item, line_probes, out))
     out.inputs.append(InputRecord(item.label, size, kinds or ["text"]))
+    return None
 
 
 def _scan(item: InputFile, line_probes: tuple[type[LineProbe], ...], out: Gathered) -> list[str]:
@@ -97,16 +101,15 @@ def _scan(item: InputFile, line_probes: tuple[type[LineProbe], ...], out: Gather
     return used
 
 
-def _stream(item: InputFile, size: int, probe_cls: type[StreamProbe], out: Gathered) -> None:
-    ctx = ParseContext(source=item.label, node=item.node, probe=probe_cls.name)
-    try:
-        with open_binary(item.path) as stream:
-            probe_cls().read(stream, ctx)
-    except StreamRefused as exc:
-        _skip(out, item, size, str(exc), probe=probe_cls.name, status="failed")
-        return
-    out.facts.extend(ctx.facts)
-    out.inputs.append(InputRecord(item.label, size, [probe_cls.name]))
+def _stream_all(jobs: list[StreamJob], out: Gathered) -> None:
+    for job, (facts, refusal) in zip(jobs, read_many(jobs)):
+        if refusal:
+            out.inputs.append(InputRecord(job.label, job.size, [], "skipped", refusal))
+            out.facts.append(ProbeStatus(node=job.node, probe=job.probe.name, status="failed",
+                                         reason=f"{job.label}: {refusal}"))
+            continue
+        out.facts.extend(facts)
+        out.inputs.append(InputRecord(job.label, job.size, [job.probe.name]))
 
 
 def _read_text(item: InputFile, cap: int) -> str:
@@ -119,6 +122,6 @@ def _read_text(item: InputFile, cap: int) -> str:
         return ""
 
 
-def _skip(out: Gathered, item: InputFile, size: int, reason: str, probe: str = "input", status: str = "skipped") -> None:
+def _skip(out: Gathered, item: InputFile, size: int, reason: str) -> None:
     out.inputs.append(InputRecord(item.label, size, [], "skipped", reason))
-    out.facts.append(ProbeStatus(node=item.node, probe=probe, status=status, reason=f"{item.label}: {reason}"))
+    out.facts.append(ProbeStatus(node=item.node, probe="input", status="skipped", reason=f"{item.label}: {reason}"))

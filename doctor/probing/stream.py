@@ -11,7 +11,9 @@ records it as a failed probe and nothing else of the file is used.
 from __future__ import annotations
 
 import gzip
+import os
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, ClassVar, Iterator
 
@@ -19,6 +21,7 @@ from doctor.facts import Fact
 from doctor.probing.contract import ParseContext
 
 GZIP_MAGIC = b"\x1f\x8b"
+PARALLEL_MIN_BYTES = 64 << 20      # below this in total, starting worker processes costs more than it saves
 
 
 class StreamRefused(Exception):
@@ -69,3 +72,40 @@ def parse_stream(probe_cls: type[StreamProbe], path: Path | str, source: str | N
     with open_binary(path) as stream:
         probe_cls().read(stream, ctx)
     return ctx.facts
+
+
+@dataclass(frozen=True)
+class StreamJob:
+    """One file a stream probe claimed: read later, possibly in another process."""
+
+    probe: type[StreamProbe]
+    path: str
+    label: str
+    node: str
+    size: int
+
+
+def read_one(job: StreamJob) -> tuple[list[Fact], str]:
+    """(facts, "") or ([], the one-line reason the probe refused the file)."""
+    ctx = ParseContext(source=job.label, node=job.node, probe=job.probe.name)
+    try:
+        with open_binary(job.path) as stream:
+            job.probe().read(stream, ctx)
+    except StreamRefused as exc:
+        return [], str(exc)
+    return ctx.facts, ""
+
+
+def read_many(jobs: list[StreamJob]) -> list[tuple[list[Fact], str]]:
+    """read_one for every job, in order; large sets on one process per CPU (a job's rank traces read side by side)."""
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers < 2 or sum(j.size for j in jobs) < PARALLEL_MIN_BYTES:
+        return [read_one(j) for j in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    from multiprocessing import get_context
+    try:
+        with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+            return list(pool.map(read_one, jobs))
+    except (OSError, BrokenProcessPool):     # no processes to be had here: read them one by one
+        return [read_one(j) for j in jobs]
