@@ -8,12 +8,17 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
+from doctor.aggregate_node import gid_choice, hca_check, ib_summary, rail_layout
+from doctor.bandwidth import expected_bandwidth
 from doctor.facts import Fact
 from doctor.facts.collective import CollectiveProgress, CollectiveTimeout, RankLag
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, VersionSkew
 from doctor.facts.launch import HostName, HostsEntry, LaunchOption, RendezvousEndpoint
 from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclLog, NcclNet, NcclSummary, NcclVersion
 from doctor.facts.topo import TopoLink, TopoSummary
+from doctor.facts.train import SlowRank, TrainSteps
+from doctor.launch_checks import LAUNCH_AGGREGATORS
+from doctor.verdicts import bench_verdicts
 from doctor.traces.skew import trace_job, trace_skew
 
 _IB_ENV = ("NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_TC", "NCCL_IB_SL", "NCCL_NET_GDR_LEVEL")
@@ -24,22 +29,35 @@ def _of(facts: Iterable[Fact], cls: type[Fact]) -> list:
 
 
 def version_skew(facts: list[Fact]) -> list[Fact]:
-    """Same package, different versions on different nodes (NCCL versions from logs count too)."""
-    seen: dict[str, dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
+    """Same package, different versions on different nodes (NCCL versions from logs count too).
+
+    Per node the most specific version string wins ('2.3.1+cu121' over '2.3.1'), so one node reporting a
+    package twice in two wordings is not a skew; two nodes disagreeing is.
+    """
+    per_node: dict[str, dict[str, Fact]] = defaultdict(dict)
     for f in _of(facts, PackageVersion):
-        seen[f.name][f.version].append(f)
+        _keep_most_specific(per_node[f.name], f)
     for f in _of(facts, NcclVersion):
-        seen["nccl (runtime)"][f.version].append(f)
+        _keep_most_specific(per_node["nccl (runtime)"], f)
     out: list[Fact] = []
-    for name, by_version in sorted(seen.items()):
-        nodes = {v: {f.node for f in fs} for v, fs in by_version.items()}
-        if len(by_version) < 2 or len(set().union(*nodes.values())) < 2:
+    for name, by_node in sorted(per_node.items()):
+        nodes_of: dict[str, list[str]] = defaultdict(list)
+        local_everywhere = all("+" in f.version for f in by_node.values())
+        for node, fact in by_node.items():   # '2.3.1+cu121' vs '2.3.1' is one version unless every node names its build
+            nodes_of[fact.version if local_everywhere else fact.version.split("+")[0]].append(node)
+        if len(nodes_of) < 2:
             continue
         text = ", ".join(f"{v} ({len(n)} node{'s' if len(n) > 1 else ''}: {', '.join(sorted(n)[:3])})"
-                         for v, n in sorted(nodes.items()))
-        witness = sorted(by_version.items())[-1][1][0]
-        out.append(VersionSkew(node="", origin=witness.origin, name=name, versions=text, count=len(by_version)))
+                         for v, n in sorted(nodes_of.items()))
+        witness = by_node[sorted(nodes_of.items())[-1][1][0]]
+        out.append(VersionSkew(node="", origin=witness.origin, name=name, versions=text, count=len(nodes_of)))
     return out
+
+
+def _keep_most_specific(by_node: dict[str, Fact], fact: Fact) -> None:
+    known = by_node.get(fact.node)
+    if known is None or len(fact.version) > len(known.version):
+        by_node[fact.node] = fact
 
 
 def nccl_summary(facts: list[Fact]) -> list[Fact]:
@@ -116,9 +134,28 @@ def rendezvous_endpoint(facts: list[Fact]) -> list[Fact]:
     return out
 
 
+def slow_rank(facts: list[Fact]) -> list[Fact]:
+    """A rank whose own work per step (compute, or step minus communication wait) is >= 1.5x the others' median."""
+    ranks = [f for f in _of(facts, TrainSteps) if f.steps >= 2]
+    if len(ranks) < 2:
+        return []
+    own = {id(f): (f.compute_s if f.compute_s >= 0 else f.step_s - max(f.comm_s, 0.0)) for f in ranks}
+    out: list[Fact] = []
+    for f in ranks:
+        others = sorted(own[id(g)] for g in ranks if g is not f)
+        mid = others[len(others) // 2]
+        if mid > 0 and own[id(f)] >= 1.5 * mid and own[id(f)] - mid >= 0.05:
+            out.append(SlowRank(node=f.node, rank=f.rank, origin=f.origin, own_s=own[id(f)], others_s=mid,
+                                ratio=own[id(f)] / mid))
+    return out
+
+
 AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
-    version_skew, nccl_summary, topo_summary, rank_lag, rendezvous_endpoint,
-    trace_job, trace_skew,      # profiler traces of several ranks: exposed communication, stragglers, absent ranks
+    version_skew, nccl_summary, topo_summary, rank_lag, rendezvous_endpoint, slow_rank,
+    bench_verdicts,         # measurements against expectations (doctor/verdicts.py)
+    *LAUNCH_AGGREGATORS,    # duplicate ranks, ignored hostfiles of the other launchers (doctor/launch_checks.py)
+    ib_summary, hca_check, gid_choice, rail_layout, expected_bandwidth,     # node probes (doctor/aggregate_node.py)
+    trace_job, trace_skew,          # profiler traces of several ranks: exposed communication, stragglers, absent ranks
 )
 
 

@@ -15,6 +15,8 @@ class _View:
         if name == "origin":
             return self._fact.origin.where()
         value = getattr(self._fact, name)
+        if value == -1 or value == "":
+            return "?"
         if isinstance(value, float):
             return _number(name, value)
         return value

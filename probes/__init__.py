@@ -2,30 +2,58 @@
 
 LINE_PROBES read logs line by line (only lines holding one of their triggers);
 DOCUMENT_PROBES read whole artifacts they recognise by content;
-STREAM_PROBES read large or binary artifacts (profiler traces, memory snapshots) from the file as a stream.
+STREAM_PROBES read large or binary artifacts (profiler traces, memory snapshots) from the file as a stream;
+LIVE_PROBES say how `doctor scan` / `doctor collect` gather each artifact on a node, and which parser of the
+two tables above reads it, so the live path and the upload path share one parser per artifact.
 """
 from __future__ import annotations
 
 from doctor.probing.contract import DocumentProbe, LineProbe
+from doctor.probing.live import LiveProbe, reader
 from doctor.probing.stream import StreamProbe
+from probes.accelerate import Accelerate
 from probes.collectives import Collectives
 from probes.container_spec import ContainerSpec
 from probes.cuda_errors import CudaErrors
+from probes.deepspeed import DeepSpeed
+from probes.dev_shm import ShmLines
 from probes.env_vars import EnvVars
+from probes.expectations import Expectations
 from probes.gpu_utilisation import DmonLog, QueryGpuCsv
+from probes.horovod import Horovod
 from probes.host_config import HostConfig
+from probes.ib_devinfo import IbvDevinfo
+from probes.ib_status import IbStatus
+from probes.iommu import IommuLines
+from probes.iperf3 import Iperf3Json, Iperf3Text
+from probes.kernel_modules import KernelModules
 from probes.kineto_trace import KinetoTrace
 from probes.launch_command import LaunchCommand
 from probes.launch_errors import LaunchErrors
+from probes.lightning import Lightning
 from probes.limits import MemlockLines, MemlockValue
+from probes.lspci import Lspci
 from probes.memory_snapshot import MemorySnapshotProbe
 from probes.nccl_errors import NcclErrors
 from probes.nccl_log import NcclLogProbe
 from probes.nccl_tests import NcclTests
+from probes.nccl_tests_json import NcclTestsJson
+from probes.net_interfaces import NetInterfaces
+from probes.nsys_stats import NsysStats
+from probes.nvidia_smi_query import NvidiaSmiQuery
 from probes.nvlink_status import NvlinkStatus
+from probes.nvml import NvmlReadings
 from probes.oom import OomMessages
+from probes.openmpi import OpenMpi
+from probes.pcie_kernel import PcieKernelLines
+from probes.perftest import Perftest
+from probes.rdma_link import RdmaLink
+from probes.reachability import ReachabilityReport
+from probes.remote_shell import RemoteShell
+from probes.tensorflow import TensorFlow
 from probes.topo_matrix import TopoMatrix
 from probes.traceback_frames import TracebackFrames
+from probes.train_log import TrainLog
 from probes.versions import Versions
 
 LINE_PROBES: tuple[type[LineProbe], ...] = (
@@ -42,6 +70,18 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     ContainerSpec,      # devices and capabilities given to a container
     NcclTests,          # nccl-tests output
     MemlockLines,       # ulimit -a
+    TrainLog,           # per-step timings of training logs
+    Iperf3Text,         # iperf3 text output: the throughput that arrived
+    RemoteShell,        # ssh / pdsh as launchers use them: unreachable hosts, refused keys
+    OpenMpi,            # mpirun / ORTE / UCX / PMIx wording, --mca settings, CUDA-aware or not
+    Horovod,            # horovodrun, gloo rendezvous and pairs, shutdowns, stalled ranks
+    TensorFlow,         # TF_CONFIG, gRPC UNAVAILABLE, collective aborts and timeouts
+    DeepSpeed,          # hostfile, ssh check, 'exits with return code'
+    Lightning,          # GLOBAL_RANK announcements, device and SLURM misconfiguration
+    Accelerate,         # `accelerate env` versions and config options
+    ShmLines,           # df / ls -ld / mount lines for /dev/shm
+    IommuLines,         # kernel command line and boot log: IOMMU translating or passthrough
+    PcieKernelLines,    # kernel: "available PCIe bandwidth, limited by ..."
 )
 
 DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
@@ -49,6 +89,20 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     NvlinkStatus,       # nvidia-smi nvlink -s
     HostConfig,         # shell transcripts, /etc/hosts
     MemlockValue,       # bare `ulimit -l` answer
+    Iperf3Json,         # iperf3 --json
+    Perftest,           # ib_write_bw / ib_read_bw / ib_*_lat, host or --use_cuda buffers
+    NcclTestsJson,      # nccl-tests -J output
+    NsysStats,          # nsys stats --format csv: kernel, API and GPU trace reports
+    Expectations,       # what links and collectives should measure (link_gbps: 10, ...)
+    NvidiaSmiQuery,     # nvidia-smi -q: PCIe link, clocks event reasons, ECC, remapping, fabric, processes
+    NvmlReadings,       # NVML readings saved as JSON by the live reader
+    IbvDevinfo,         # ibv_devinfo [-v]: ports, link layer, GIDs
+    IbStatus,           # ibstat / ibstatus
+    RdmaLink,           # rdma link
+    KernelModules,      # /proc/modules, lsmod
+    Lspci,              # lspci -vvv: LnkCap/LnkSta, ACSCtl
+    NetInterfaces,      # ip -j addr / ip addr
+    ReachabilityReport, # MASTER_ADDR:MASTER_PORT and peers, resolution and TCP connect
     DmonLog,            # nvidia-smi dmon utilisation logs
     QueryGpuCsv,        # nvidia-smi --query-gpu=utilization.gpu,... --format=csv logs (and the NVML sampler's)
 )
@@ -58,4 +112,31 @@ STREAM_PROBES: tuple[type[StreamProbe], ...] = (
     MemorySnapshotProbe,  # torch.cuda.memory._dump_snapshot pickles, read without pickle.load
 )
 
-__all__ = ["DOCUMENT_PROBES", "LINE_PROBES", "STREAM_PROBES"]
+# How a node gathers each artifact (doctor scan, doctor collect). parser: the DocumentProbe applied to the
+# output whatever its content looks like; every output also goes through the sniffing DOCUMENT_PROBES and
+# all LINE_PROBES, exactly as an uploaded file does.
+LIVE_PROBES: tuple[LiveProbe, ...] = (
+    LiveProbe("nvidia_smi_topo", ("nvidia-smi", "topo", "-m"), "topo_matrix", 15, gpu=True),
+    LiveProbe("nvidia_smi_query", ("nvidia-smi", "-q"), "nvidia_smi_query", 20, gpu=True),
+    LiveProbe("nvlink_status", ("nvidia-smi", "nvlink", "-s"), "nvlink_status", 15, gpu=True),
+    LiveProbe("nvml", reader("probes.nvml_read:read_live"), "nvml", 20, gpu=True, about="NVML (nvidia-ml-py)"),
+    LiveProbe("gpu_utilisation", reader("probes.nvml_sampler:read_live", "3"), "nvidia_smi_query_gpu", 15, gpu=True,
+              about="GPU utilisation sampled for 3 s (NVML)"),
+    LiveProbe("ibv_devinfo", ("ibv_devinfo", "-v"), "ibv_devinfo", 10, skip_when=("No IB devices found",)),
+    LiveProbe("ibstat", ("ibstat",), "ibstat", 10, skip_when=("No IB devices", "umad_get_cas_names")),
+    LiveProbe("rdma_link", ("rdma", "link", "show"), "rdma_link", 10, skip_when=("Failed to open NETLINK_RDMA socket",)),
+    LiveProbe("kernel_log", ("dmesg",), "", 15, fallbacks=(("journalctl", "-k", "-b", "--no-pager", "-q"),)),
+    LiveProbe("kernel_cmdline", ("cat", "/proc/cmdline"), "", 5),
+    LiveProbe("kernel_modules", ("cat", "/proc/modules"), "kernel_modules", 5, skip_when=("No such file or directory",)),
+    LiveProbe("lspci", ("lspci", "-vvv"), "lspci", 20),
+    LiveProbe("dev_shm", ("sh", "-c", "df -k /dev/shm; ls -ld /dev/shm"), "", 5),
+    LiveProbe("memlock", ("sh", "-c", "ulimit -l"), "memlock_value", 5),
+    LiveProbe("net_interfaces", ("ip", "-j", "-p", "addr", "show"), "net_interfaces", 5,
+              fallbacks=(reader("probes.net_interfaces:read_live"),)),
+    LiveProbe("reachability", reader("probes.reachability:read_live"), "reachability", 15,
+              about="TCP connect to MASTER_ADDR:MASTER_PORT and peers"),
+    LiveProbe("versions", reader("probes.node_versions:read_live"), "", 30, about="torch/CUDA/NCCL/driver versions"),
+    LiveProbe("environment", reader("probes.environment:read_live"), "", 5, about="environment (secrets redacted)"),
+)
+
+__all__ = ["DOCUMENT_PROBES", "LINE_PROBES", "LIVE_PROBES", "STREAM_PROBES"]

@@ -19,6 +19,7 @@ from doctor.probing.contract import LineProbe
 _RANK = re.compile(r"\[Rank (?P<r>\d+)\]")
 _WORK = re.compile(r"Work\w*\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<ms>\d+))?")
 _PROGRESS = re.compile(r"last enqueued (?:NCCL )?work: (?P<enq>-?\d+), last completed (?:NCCL )?work: (?P<done>-?\d+)")
+_TIMEOUT_AT = re.compile(r"Timeout at NCCL work: (?P<seq>\d+)")
 _GLOO_WAIT = re.compile(r"Timed out waiting (?P<ms>\d+)ms for (?P<op>\w+) operation")
 _FINGERPRINT = re.compile(r"Rank (?P<r>\d+) is running (?:inconsistent )?collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+), )?OpType=(?P<op>\w+)")
 _PEER = re.compile(r"(?P<why>Connection closed by peer|Connection reset by peer|Read error|Write error)\s*\[?(?P<peer>[^\]\s]*)\]?(?::(?P<port>\d+))?")
@@ -28,7 +29,7 @@ class Collectives(LineProbe):
     name = "collectives"
     yields = ("collective.timeout", "collective.progress", "collective.mismatch", "collective.peer_lost",
               "ddp.unused_parameters")
-    triggers = ("Watchdog caught", "collective operation timeout", "ncclCommWatchdog", "watchdogHandler",
+    triggers = ("Watchdog caught", "Timeout at NCCL work", "Mismatched collective detected", "collective operation timeout", "ncclCommWatchdog", "watchdogHandler",
                 "last enqueued", "Timed out waiting", "Detected mismatch between collectives", "CollectiveFingerPrint",
                 "Connection closed by peer", "Connection reset by peer", "Some NCCL operations have failed",
                 "finished reduction in the prior iteration", "NCCL communicator was aborted", "Read error", "Write error")
@@ -44,6 +45,9 @@ class Collectives(LineProbe):
         elif "ncclCommWatchdog" in line or "watchdogHandler" in line or "Some NCCL operations have failed" in line \
                 or "communicator was aborted" in line:
             self.ctx.emit(CollectiveTimeout, line_no, line, rank=rank, backend="nccl", watchdog=True)
+        m = _TIMEOUT_AT.search(line)
+        if m:
+            self.ctx.emit(CollectiveTimeout, line_no, line, rank=rank, backend="nccl", watchdog=True, seq=int(m["seq"]))
         m = _PROGRESS.search(line)
         if m:
             self.ctx.emit(CollectiveProgress, line_no, line, rank=rank, last_enqueued=int(m["enq"]),
@@ -54,7 +58,9 @@ class Collectives(LineProbe):
         self._desync(line_no, line)
 
     def _desync(self, line_no: int, line: str) -> None:
-        if "Detected mismatch between collectives" in line or "CollectiveFingerPrint" in line:
+        if "Mismatched collective detected" in line:
+            self.ctx.emit(CollectiveMismatch, line_no, line, op="", seq=-1)
+        elif "Detected mismatch between collectives" in line or "CollectiveFingerPrint" in line:
             m = _FINGERPRINT.search(line)
             self.ctx.emit(CollectiveMismatch, line_no, line, rank=int(m["r"]) if m else None,
                           op=m["op"] if m else "", seq=int(m["seq"]) if m and m["seq"] else -1)

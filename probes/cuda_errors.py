@@ -22,8 +22,11 @@ _CUDA: tuple[tuple[str, str], ...] = (
     ("no CUDA-capable device is detected", "no_device"), ("Found no NVIDIA driver", "no_device"),
     ("libcuda.so", "lib_missing"), ("libnccl.so", "lib_missing"), ("libcudart.so", "lib_missing"),
     ("undefined symbol: nccl", "symbol_missing"), ("undefined symbol: cuda", "symbol_missing"),
-    ("GPU is lost", "fell_off_bus"), ("device-side assert", "device_assert"),
+    ("GPU is lost", "fell_off_bus"), ("Unable to determine the device handle", "fell_off_bus"),
+    ("device-side assert", "device_assert"), ("system not yet initialized", "fabric_manager"),
+    ("peer access is not supported", "peer_access"), ("cudaErrorPeerAccessUnsupported", "peer_access"),
 )
+_CAUSED_BY = re.compile(r"caused by previous Xid (?P<xid>\d+)")
 _XID = re.compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
 
 
@@ -50,6 +53,9 @@ class CudaErrors(LineProbe):
         m = _XID.search(line)
         if m:
             self.ctx.emit(GpuFault, n, line, fault="xid", xid=int(m["xid"]), bus_id=m["bus"])
+            cause = _CAUSED_BY.search(line)
+            if cause:   # "Xid 45 ... caused by previous Xid 149": the earlier Xid is the fault
+                self.ctx.emit(GpuFault, n, line, fault="xid", xid=int(cause["xid"]), bus_id=m["bus"])
         elif "RESET_REQUIRED" in line or "Reset required" in line:
             self.ctx.emit(GpuFault, n, line, fault="reset_required")
         elif "fallen off the bus" in line:

@@ -17,6 +17,7 @@ _LAUNCHERS: tuple[tuple[str, str], ...] = (
     ("#SBATCH", "slurm"), ("srun ", "slurm"), ("deepspeed ", "deepspeed"), ("accelerate launch", "accelerate"),
     ("mpirun ", "mpirun"), ("horovodrun ", "horovod"),
 )
+_ELASTIC_CONFIG = re.compile(r"^\s*(?P<name>rdzv_endpoint|rdzv_backend|min_nodes|max_nodes|nproc_per_node|max_restarts)\s+:\s*(?P<value>\S+)\s*$")
 _FLAG = re.compile(r"(?:^|\s)--?(?P<name>[a-zA-Z][\w\-]*)(?:[= ](?P<value>\"[^\"]*\"|'[^']*'|[^\s\-][^\s]*))?")
 _KEEP = {"nproc_per_node", "nproc-per-node", "nnodes", "node_rank", "node-rank", "rdzv_endpoint", "rdzv-endpoint",
          "rdzv_backend", "rdzv-backend", "master_addr", "master-addr", "master_port", "master-port", "gpus-per-task",
@@ -27,9 +28,14 @@ _KEEP = {"nproc_per_node", "nproc-per-node", "nnodes", "node_rank", "node-rank",
 class LaunchCommand(LineProbe):
     name = "launch_command"
     yields = ("launch.option",)
-    triggers = tuple(words for words, _ in _LAUNCHERS)
+    triggers = tuple(words for words, _ in _LAUNCHERS) + ("rdzv_endpoint", "rdzv_backend", "min_nodes", "max_nodes",
+                                                          "nproc_per_node", "max_restarts")
 
     def feed(self, line_no: int, line: str) -> None:
+        m = _ELASTIC_CONFIG.match(line)
+        if m:   # torchrun's "Starting elastic_operator with launch configs:" block
+            self.ctx.emit(LaunchOption, line_no, line, launcher="torchrun", name=m["name"], value=m["value"])
+            return
         launcher = next((name for words, name in _LAUNCHERS if words in line), "")
         if not launcher or line.lstrip().startswith(("File ", "Traceback")):
             return

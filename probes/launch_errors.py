@@ -12,16 +12,25 @@ from __future__ import annotations
 
 import re
 
-from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, IfnameError,
+from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, IfnameError,
                                  LaunchConfigError, RendezvousTimeout, ResolveError)
 from doctor.probing.contract import LineProbe
 from doctor.probing.lines import address_class, errno_of
 
-_CLIENT_TIMEOUT = re.compile(r"client socket has timed out after \d+\s*ms while trying to connect to \((?P<host>[^,]+),\s*(?P<port>\d+)\)")
+_CLIENT_TIMEOUT = re.compile(r"client socket has timed out after \d+\s*m?s while trying to connect to "
+                             r"(?:\((?P<host>[^,]+),\s*(?P<port>\d+)\)|\[?(?P<host2>[^\s\]]+?)\]?:(?P<port2>\d+))")
+_PLAIN_CONNECT = re.compile(r"^\s*(?:RuntimeError|ConnectionError|TimeoutError|ConnectionRefusedError|socket\.timeout)\s*:\s*"
+                            r"(?:\[Errno \d+\]\s*)?(?P<what>Connection timed out|Connection refused|timed out)\.?\s*$")
+_RDZV_CONNECT = re.compile(r"RendezvousConnectionError|connection to the C10d store has failed")
+_STORE_BARRIER = re.compile(r"(?P<state>Timed out initializing|Waiting in) (?:the )?(?:process group in )?store based barrier.*?"
+                            r"world_size=(?P<world>\d+), worker_count=(?P<workers>\d+)")
+_GLOO_LOOPBACK = re.compile(r"Unable to resolve hostname to a \(local\) address\. Using the loopback address")
 _CLIENT_FAILED = re.compile(r"client socket has failed to connect to (?:any local network address|\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+))")
+_NOT_LISTENING = re.compile(r"server socket on \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+) is not yet listening")
 _OLD_CONNECT_TIMEOUT = re.compile(r"connect\(\) timed out|Socket Timeout|TCPStore.*timed out|Timed out connecting to store")
 _GLOO_REMOTE = re.compile(r"(?P<what>timed out connecting|failed to connect|Connect timeout|connectFullMesh failed).*?"
                           r"(?:SO_ERROR: (?P<err>[A-Za-z ]+))?.*?remote=\[(?P<host>[^\]]+)\](?::(?P<port>\d+))?")
+_NCCL_CALL_CONNECT = re.compile(r"Call to connect failed\s*:\s*(?P<err>.*)")
 _NCCL_CONNECT = re.compile(r"(?:socketStartConnect|socketConnect|Connect to|connect to) (?P<host>[0-9a-fA-F:.%\[\]a-z\-]+)<(?P<port>\d+)> failed\s*:?\s*(?P<err>[^,\n]*)")
 _GAI = re.compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot be retrieved \(gai error: (?P<code>-?\d+)")
 _RESOLVE_OLD = re.compile(r"(?:Name or service not known|nodename nor servname|getaddrinfo failed|Temporary failure in name resolution|gaierror)")
@@ -41,9 +50,10 @@ def _outcome(text: str) -> str:
 
 class LaunchErrors(LineProbe):
     name = "launch_errors"
-    yields = ("net.connect_error", "net.resolve_error", "net.bind_error", "rdzv.timeout", "net.ifname_error",
+    yields = ("host.name", "net.connect_error", "net.resolve_error", "net.bind_error", "rdzv.timeout", "net.ifname_error",
               "launch.ordinal_error", "launch.duplicate_gpu", "launch.config_error")
-    triggers = ("client socket", "connect() timed out", "Socket Timeout", "remote=[", "failed to connect", "Connect to",
+    triggers = ("client socket", "is not yet listening", "Call to connect failed", "Connection timed out", "Connection refused", "timed out",
+                "RendezvousConnectionError", "C10d store has failed", "store based barrier", "Unable to resolve hostname", "connect() timed out", "Socket Timeout", "remote=[", "failed to connect", "Connect to",
                 "connect to", "cannot be retrieved", "Name or service not known", "name resolution", "getaddrinfo",
                 "gaierror", "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
@@ -58,12 +68,20 @@ class LaunchErrors(LineProbe):
     def _store_connect(self, n: int, line: str) -> bool:
         m = _CLIENT_TIMEOUT.search(line)
         if m:
-            return self._connect(n, line, m["host"], m["port"], "timeout", "store")
+            return self._connect(n, line, m["host"] or m["host2"], m["port"] or m["port2"], "timeout", "store")
+        m = _NOT_LISTENING.search(line)
+        if m:
+            return self._connect(n, line, m["host"], m["port"], "refused", "store")
         m = _CLIENT_FAILED.search(line)
         if m:
             return self._connect(n, line, m["host"] or "", m["port"] or "-1", _outcome(line), "store")
         if _OLD_CONNECT_TIMEOUT.search(line):
             return self._connect(n, line, "", "-1", "timeout", "store")
+        m = _PLAIN_CONNECT.search(line)
+        if m:
+            return self._connect(n, line, "", "-1", "refused" if "refused" in m["what"] else "timeout", "store")
+        if _RDZV_CONNECT.search(line):
+            return self._connect(n, line, "", "-1", "other", "rdzv")
         return False
 
     def _gloo_connect(self, n: int, line: str) -> bool:
@@ -76,6 +94,9 @@ class LaunchErrors(LineProbe):
     def _nccl_connect(self, n: int, line: str) -> bool:
         m = _NCCL_CONNECT.search(line)
         if not m:
+            m = _NCCL_CALL_CONNECT.search(line)
+            if m and "WARN" in line:
+                return self._connect(n, line, "", "-1", _outcome(m["err"]), "nccl")
             return False
         return self._connect(n, line, m["host"], m["port"], _outcome(m["err"]), "nccl")
 
@@ -108,6 +129,14 @@ class LaunchErrors(LineProbe):
         m = _STORE_WAIT.search(line)
         if m:
             self.ctx.emit(RendezvousTimeout, n, line, backend="store", joined=int(m["joined"]), expected=int(m["expected"]))
+            return True
+        m = _STORE_BARRIER.search(line)
+        if m:
+            self.ctx.emit(RendezvousTimeout, n, line, backend="store_barrier", joined=int(m["workers"]),
+                          expected=int(m["world"]), surplus=int(m["workers"]) - int(m["world"]))
+            return True
+        if _GLOO_LOOPBACK.search(line):
+            self.ctx.emit(HostName, n, line, name="", loopback=True)
             return True
         if "RendezvousTimeoutError" in line:
             self.ctx.emit(RendezvousTimeout, n, line, backend="c10d")

@@ -13,6 +13,7 @@ from doctor.facts.env import Ulimit
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
 
 _ULIMIT_A = re.compile(r"max locked memory\s+\(kbytes, -l\)\s+(?P<v>\d+|unlimited)")
+_VERBS_WARNING = re.compile(r"RLIMIT_MEMLOCK is (?P<bytes>\d+) bytes")
 _BARE = re.compile(r"^\s*(?P<v>\d+|unlimited)\s*$")
 
 
@@ -23,7 +24,7 @@ def _kb(value: str) -> int:
 class MemlockLines(LineProbe):
     name = "memlock"
     yields = ("sys.ulimit",)
-    triggers = ("max locked memory", "ulimit -l")
+    triggers = ("max locked memory", "ulimit -l", "RLIMIT_MEMLOCK")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -33,6 +34,9 @@ class MemlockLines(LineProbe):
         m = _ULIMIT_A.search(line)
         if m:
             self.ctx.emit(Ulimit, line_no, line, name="memlock", kb=_kb(m["v"]))
+        m = _VERBS_WARNING.search(line)
+        if m:   # libibverbs: "Warning: RLIMIT_MEMLOCK is 65536 bytes. This will severely limit memory registrations."
+            self.ctx.emit(Ulimit, line_no, line, name="memlock", kb=int(m["bytes"]) // 1024, warned=True)
 
 
 class MemlockValue(DocumentProbe):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from doctor.facts.nccl import CallFailed, HandleCorrupt, NcclError, NcclWarn
+from doctor.facts.nccl import CallFailed, HandleCorrupt, IbEvent, NcclError, NcclWarn
 from doctor.probing.contract import LineProbe
 from doctor.probing.lines import errno_of, version_num
 
@@ -25,7 +25,7 @@ _CODES: tuple[tuple[str, str], ...] = (
     ("ncclRemoteError", "remote"), ("unhandled cuda error", "cuda"), ("ncclUnhandledCudaError", "cuda"),
     ("ncclInProgress", "timeout"),
 )
-_WARN = re.compile(r"(?:(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+)?NCCL WARN\s+(?P<msg>.*)")
+_WARN = re.compile(r"(?:(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+NCCL WARN|(?P<src2>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+WARN|NCCL WARN)\s+(?P<msg>.*)")
 _VERSION_TAIL = re.compile(r"NCCL version (?P<v>\d+\.\d+\.\d+)")
 _QP = re.compile(r"Call to (?P<call>ibv_\w+) failed(?: with(?: error)?)?\s*(?P<rest>.*)")
 _GID_INDEX = re.compile(r"GID index (?P<i>\d+)")
@@ -42,25 +42,26 @@ def _call_name(raw: str) -> str:
 
 class NcclErrors(LineProbe):
     name = "nccl_errors"
-    yields = ("nccl.error", "nccl.warn", "sys.call_failed", "nccl.handle_corrupt")
+    yields = ("nccl.error", "nccl.warn", "sys.call_failed", "nccl.handle_corrupt", "nccl.ib_event")
     triggers = ("NCCL error", "NCCL Error", "ncclSystemError", "ncclInternalError", "ncclInvalidUsage", "ncclRemoteError",
                 "ncclUnhandledCudaError", "unhandled system error", "unhandled cuda error", "remote process exited",
                 "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
-                "Call to ibv_", "Got completion from peer", "with family 0", "neither AF_INET")
+                "Call to ibv_", "Got completion from peer", "Got async event", "unable to write to file </torch_",
+                "unable to open shared memory", "unable to allocate shared memory", "unable to mmap", "with family 0", "neither AF_INET", " WARN ")
 
     def feed(self, line_no: int, line: str) -> None:
         self._framework_error(line_no, line)
         m = _WARN.search(line)
         if m:
-            self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or "", message=m["msg"].strip()[:200])
+            self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or m["src2"] or "", message=m["msg"].strip()[:200])
         self._calls(line_no, line)
         if "with family 0" in line or "neither AF_INET" in line:
             self.ctx.emit(HandleCorrupt, line_no, line, detail="peer address decoded with family 0")
 
     def _framework_error(self, n: int, line: str) -> None:
         low = line.lower()
-        if "nccl" not in low and "remote process exited" not in low:
-            return
+        if " WARN " in line or ("nccl" not in low and "remote process exited" not in low):
+            return   # WARN lines name failed calls (handled by _calls), not framework result codes
         for words, code in _CODES:
             if words.lower() in low:
                 v = _VERSION_TAIL.search(line)
@@ -76,12 +77,20 @@ class NcclErrors(LineProbe):
             self._call(n, line, "shm_alloc", "/dev/shm")
         elif "shared memory segment" in low and "error" in low:
             self._call(n, line, "shm_alloc", "/dev/shm")
+        elif any(w in low for w in ("unable to write to file </torch_", "unable to open shared memory object",
+                                    "unable to allocate shared memory", "unable to mmap")):
+            self._call(n, line, "shm_alloc", "/dev/shm")   # DataLoader workers passing tensors through /dev/shm
         m = _QP.search(line)
         if m:
             gid = _GID_INDEX.search(line)
             dev = _DEV.search(line)
             self._call(n, line, _call_name(m["call"]), dev["dev"] if dev else "",
                        gid_index=int(gid["i"]) if gid else -1, roce="::ffff:" in line or "RoCE" in line)
+        if "Got async event" in line:
+            event = line.split("Got async event", 1)[1].strip(" :")[:80]
+            dev = _DEV.search(line)
+            self.ctx.emit(IbEvent, n, line, hca=dev["dev"] if dev else "", event=event,
+                          port_down=any(w in event.lower() for w in ("port error", "port_err", "port down", "lid change")))
         if "Got completion from peer" in line:
             status = re.search(r"(?:status=|error )(\d+)", line)
             self.ctx.emit(CallFailed, n, line, call="ibv_poll_cq", errno=f"IBV_WC_{status.group(1)}" if status else "",

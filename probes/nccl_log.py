@@ -14,15 +14,18 @@ import re
 from collections import defaultdict
 
 from doctor.facts.launch import IfnameError, Interface
-from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclLog, NcclNet, NcclVersion
+from doctor.facts.env import PackageVersion
+from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclHca, NcclLog, NcclNet, NcclVersion
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import address_class, version_num, virtual_interface
 
 _VERSION = re.compile(r"NCCL version:? ?(?P<v>\d+\.\d+\.\d+)(?:\+cuda(?P<cuda>[\d.]+))?")
-_IFACES = re.compile(r"\[\d+\](?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]+(?:%[\w.\-]+)?)<\d+>")
+_IFACES = re.compile(r"(?:\[\d+\])?(?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]+(?:%[\w.\-]+)?)<\d+>")
 _USING_NET = re.compile(r"Using network (?P<net>[\w ./\-]+?)\s*$")
 _NET_USING = re.compile(r"NET/(?P<net>IB|Socket|OFI|AWS Libfabric|\w+)\s*: Using \[")
 _GDR_HCA = re.compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for HCA \d+ '(?P<hca>[^']+)'")
+_HCA = re.compile(r"\[\d+\](?P<name>[\w\-]+):(?P<port>\d+)/(?P<ll>IB|RoCE)(?P<sharp>/SHARP)?")
+_CUDA_DRIVER = re.compile(r"cudaDriverVersion (?P<v>\d+)")
 _CHANNEL = re.compile(r"(?:Channel|Ring) \d+(?:/\d+)? : .* via (?P<tr>(?:NET/[\w ]+?|P2P|SHM|CollNet|NVLS)[\w/ ]*?)\s*(?:comm|$)")
 
 
@@ -36,9 +39,9 @@ def _transport(raw: str) -> tuple[str, bool, bool]:
 
 class NcclLogProbe(LineProbe):
     name = "nccl_log"
-    yields = ("nccl.version", "nccl.net", "nccl.ib_unavailable", "nccl.gdr", "nccl.channel", "net.interface", "nccl.log",
+    yields = ("nccl.version", "nccl.hca", "pkg.version", "nccl.net", "nccl.ib_unavailable", "nccl.gdr", "nccl.channel", "net.interface", "nccl.log",
               "net.ifname_error")
-    triggers = ("NCCL INFO", "NCCL version", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin",
+    triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin",
                 "libibverbs", "via NET", "via P2P", "via SHM", "GPU Direct RDMA", "No usable listening interface",
                 "no socket interface found", "No socket interface found")
 
@@ -53,9 +56,19 @@ class NcclLogProbe(LineProbe):
         m = _VERSION.search(line)
         if m:
             self.ctx.emit(NcclVersion, line_no, line, version=m["v"], version_num=version_num(m["v"]), cuda=m["cuda"] or "")
-        if "Bootstrap" in line or "NET/Socket" in line:
+        if "Bootstrap" in line or "NET/Socket" in line or "NET : Using interface" in line:
             self._interfaces(line_no, line)
         self._network(line_no, line, node)
+        if "NET/IB : Using [" in line or "NET/IB: Using [" in line:
+            for h in _HCA.finditer(line):
+                self.ctx.emit(NcclHca, line_no, line, name=h["name"], port=int(h["port"]), link_layer=h["ll"],
+                              sharp=bool(h["sharp"]))
+        m = _CUDA_DRIVER.search(line)
+        if m:
+            v = int(m["v"])
+            text = f"{v // 1000}.{v % 1000 // 10}"
+            self.ctx.emit(PackageVersion, line_no, line, name="cuda_driver_api", version=text,
+                          version_num=(v // 1000) * 10000 + (v % 1000 // 10) * 100)
         m = _GDR_HCA.search(line)
         if m:
             self.ctx.emit(GdrState, line_no, line, hca=m["hca"], enabled=m["state"] == "Enabled")

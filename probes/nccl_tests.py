@@ -6,12 +6,17 @@ Sample input:
     #     134217728      33554432     float     sum      -1   6913.0   19.42   16.99      0   6917.1   19.40   16.98      0
     # Out of bounds values : 0 OK
     # Avg bus bandwidth    : 33.3227
+
+Each result row also becomes a bench.collective_size fact (size, out-of-place time/algbw/busbw, #wrong of both
+columns), so the bandwidth large messages reach can be judged against an expectation and a row with wrong
+elements can be named. The `-J file.json` output is read by probes/nccl_tests_json.py into the same facts.
 """
 from __future__ import annotations
 
 import re
 
 from doctor.facts.gpu import GpuDevice
+from doctor.facts.measure import CollectiveSize
 from doctor.facts.topo import CollectiveBench
 from doctor.probing.contract import LineProbe, ParseContext
 from probes.nvlink_status import consumer_gpu
@@ -22,13 +27,15 @@ _ROW = re.compile(r"^\s*\d+\s+\d+\s+(?:float|half|double|bfloat16|int8|uint8|int
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<bw>[\d.]+)")
 _WRONG = re.compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)")
 _NRANKS = re.compile(r"nranks (?P<n>\d+)")
+_COLUMNS = re.compile(r"#\s*size\s+count\s+type\s+redop(?P<root>\s+root)?")
 _BIN = re.compile(r"(?P<op>all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv)_perf")
 
 
 class NcclTests(LineProbe):
     name = "nccl_tests"
     yields = ("bench.collective", "gpu.device")
-    triggers = ("nThread", "Pid", "float", "half", "bfloat16", "Avg bus bandwidth", "Out of bounds", "nranks", "_perf")
+    triggers = ("nThread", "Pid", "float", "half", "bfloat16", "Avg bus bandwidth", "Out of bounds", "nranks", "_perf",
+                " double ", " int8 ", " uint8 ", " int32 ", " uint32 ", " int64 ", " uint64 ", " fp8", "redop")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -36,6 +43,9 @@ class NcclTests(LineProbe):
                                          "started": False, "op": ""}
         self.hosts: set[str] = set()
         self.anchor: tuple[int, str] | None = None
+        self.wrong_column = True          # '#wrong' (counts); nccl-tests before 2019 printed a max 'error' instead
+        self.root_column: bool | None = None   # nccl-tests since 2.10 print a root column after redop
+        self.sizes: list[tuple[int, str, dict[str, float | int]]] = []
 
     def feed(self, line_no: int, line: str) -> None:
         s = self.state
@@ -52,16 +62,38 @@ class NcclTests(LineProbe):
                           consumer=consumer_gpu(m["name"]), node=m["host"])
         elif _ROW.search(line):
             s["rows"] = int(s["rows"]) + 1
+            self._size_row(line_no, line)
+        elif (m := _COLUMNS.search(line)):
+            self.wrong_column, self.root_column = "#wrong" in line, bool(m["root"])
         elif (m := _AVG.search(line)):
             s["avg"], s["complete"] = float(m["bw"]), True
             self.anchor = (line_no, line)
         elif (m := _WRONG.search(line)):
-            s["wrong"] = int(m["n"])
+            s["wrong"] = max(int(s["wrong"]), int(m["n"]))
         elif "NCCL INFO" in line and (m := _NRANKS.search(line)):
             s["nranks"] = max(int(s["nranks"]), int(m["n"]))
 
+    def _size_row(self, line_no: int, line: str) -> None:
+        """size count type redop [root] time algbw busbw #wrong time algbw busbw #wrong: out-of-place figures,
+        wrong elements of both columns."""
+        tokens = line.split()
+        numbers = tokens[4:]
+        has_root = self.root_column if self.root_column is not None else len(numbers) >= 9
+        if has_root:
+            numbers = numbers[1:]
+        values = [_number(x) for x in numbers[:8]]
+        if len(values) < 4 or values[0] is None or values[2] is None:
+            return
+        wrong = sum(int(v) for v in (values[3], values[7] if len(values) > 7 else None)
+                    if v is not None and self.wrong_column)
+        self.state["wrong"] = int(self.state["wrong"]) + wrong
+        self.sizes.append((line_no, line, {"size": int(tokens[0]), "time_us": float(values[0]),
+                                           "algbw": float(values[1] or 0), "busbw": float(values[2]), "wrong": wrong}))
+
     def finish(self) -> None:
         s = self.state
+        for line_no, line, values in self.sizes:
+            self.ctx.emit(CollectiveSize, line_no, line, op=str(s["op"]), **values)
         if not (s["started"] or s["complete"]):
             return
         line_no, line = self.anchor or (0, "")
@@ -71,6 +103,16 @@ class NcclTests(LineProbe):
                       multi_node=self._multi_node())
 
     def _multi_node(self) -> bool:
-        """Several hosts in the device table, or more ranks than any single node here has GPUs (8 at most)."""
-        nranks, gpus = int(self.state["nranks"]), int(self.state["gpus"])
-        return len(self.hosts) > 1 or (nranks > 8 and (gpus < 0 or nranks > gpus))
+        return multi_node(len(self.hosts), int(self.state["nranks"]), int(self.state["gpus"]))
+
+
+def multi_node(hosts: int, nranks: int, gpus: int) -> bool:
+    """Several hosts in the device table, or more ranks than any single node here has GPUs (8 at most)."""
+    return hosts > 1 or (nranks > 8 and (gpus < 0 or nranks > gpus))
+
+
+def _number(token: str) -> float | None:
+    try:
+        return float(token)
+    except ValueError:
+        return None

@@ -85,7 +85,8 @@ def _row(nvml: Any, handle: Any, index: int, stamp: str, elapsed: float, last_li
 
 def live(seconds: float = 5.0, interval: float = 0.2, ctx: ParseContext | None = None,
          save: str | None = None) -> Outcome:
-    """Ok(gpu.utilisation facts), Skipped(no NVML here) or Failed(NVML broke mid-way). save: also write the CSV."""
+    """Ok(gpu.utilisation facts), Skipped(no NVML here) or Failed(NVML broke mid-way). save: also write the CSV.
+    (doctor scan samples through read_live in its own killable process; doctor util calls this directly.)"""
     ctx = ctx or ParseContext(source="nvml", mode="live", probe="nvml_sampler")
     try:
         text = sample_csv(seconds, interval)
@@ -98,3 +99,13 @@ def live(seconds: float = 5.0, interval: float = 0.2, ctx: ParseContext | None =
         return Failed(f"NVML sampling failed: {exc.__class__.__name__}: {exc}")
     emit_summaries(parse_query(text), ctx)
     return Ok(tuple(ctx.facts))
+
+
+def read_live(args: list[str]) -> str:
+    """doctor scan / collect's reader (LIVE_PROBES): args[0] seconds of samples, as --query-gpu CSV text."""
+    from doctor.probing.live import NotHere
+    seconds = float(args[0]) if args and args[0].replace(".", "", 1).isdigit() else 3.0
+    try:
+        return sample_csv(seconds, 0.2)
+    except NvmlUnavailable as exc:
+        raise NotHere(str(exc)) from None

@@ -29,7 +29,7 @@ _FIELDS: dict[str, tuple[re.Pattern[str], ...]] = {
     "process_in_use": (re.compile(r"this process has\s*" + _N + r"\s*memory in use"),),
 }
 _DEVICE = re.compile(r"GPU\s*(\d+)")
-_OTHER = re.compile(r"Process\s*\d+\s*has\s*" + _N + r"\s*memory in use")
+_OTHER = re.compile(r"Process\s*\d+\s*has\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|bytes|B)\s*memory in use")
 _START = ("out of memory", "OutOfMemoryError")
 
 
@@ -44,12 +44,22 @@ def measure(text: str) -> dict[str, float]:
     return values
 
 
-def derive(values: dict[str, float], others: int, device: int) -> dict[str, float | int | bool]:
-    """Fill reserved from older wordings and compute the ratios rules compare."""
+def derive(values: dict[str, float], listed: list[float], device: int) -> dict[str, float | int | bool]:
+    """Fill reserved from older wordings and compute the ratios rules compare.
+
+    PyTorch >= 2.1 lists every process with memory on the GPU ("Process N has X memory in use"), this one
+    included. A listed process holding at least what this allocator reserved may be this process; one such
+    entry is taken as ours (and as our usage when the message gives no "this process has"), the rest are others.
+    """
     if "reserved" not in values and "allocated" in values:
         extra = values.get("unallocated", values.get("cached"))
         if extra is not None:
             values["reserved"] = values["allocated"] + extra
+    others = len(listed)
+    mine = [x for x in listed if x >= 0.98 * values.get("reserved", float("inf"))]
+    if mine:
+        others -= 1
+        values.setdefault("process_in_use", min(mine))
     out: dict[str, float | int | bool] = {k: values.get(k, -1) for k in
                                    ("requested", "total", "allocated", "reserved", "free", "process_in_use")}
     total, free = values.get("total"), values.get("free")
@@ -99,7 +109,8 @@ class OomMessages(LineProbe):
         line_no, line = self.start
         text = self.text.replace("\n", "")
         device = _DEVICE.search(text)
-        values = derive(measure(text), len(_OTHER.findall(text)), int(device.group(1)) if device else -1)
+        listed = [to_bytes(n, u) for n, u in _OTHER.findall(text)]
+        values = derive(measure(text), listed, int(device.group(1)) if device else -1)
         self.ctx.emit(OomEvent, line_no, line, **values)
         self.start, self.text = None, ""
 

@@ -34,7 +34,7 @@ def normalise(name: str) -> str:
 class Versions(LineProbe):
     name = "versions"
     yields = ("pkg.version",)
-    triggers = ("==", "version:", "Version:", "驱动版本", "[conda]")
+    triggers = ("==", "version:", "Version:", "驱动版本", "[conda]", "CUDA used to build")
 
     def feed(self, line_no: int, line: str) -> None:
         m = _PIN.match(line)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO, run_doctor
+from tests.conftest import REPO, run_doctor
 from doctor.diagnose import diagnose_files
 from doctor.facts.memory import MemorySnapshot
 from doctor.probing.safe_pickle import PickleRefused, safe_load

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO, run_doctor
+from tests.conftest import REPO, run_doctor
 from doctor.diagnose import diagnose_files
 from doctor.facts.perf import TraceRank, TraceStep
 from doctor.probing.stream import parse_stream

@@ -6,13 +6,15 @@ import sys
 
 import pytest
 
-from conftest import REPO, run_doctor
+from tests.conftest import REPO, run_doctor
 from doctor.diagnose import diagnose_files
 from doctor.facts.perf import GpuUtilisation
 from doctor.probing.contract import Ok, Skipped, parse_document
 from probes.gpu_utilisation import DmonLog, QueryGpuCsv
 
-UTIL = REPO / "fixtures" / "probes" / "utilisation"
+PROBES = REPO / "fixtures" / "probes"
+DMON = PROBES / "nvidia_smi_dmon" / "input-bound-2gpu.txt"
+QUERY = PROBES / "nvidia_smi_query_gpu" / "compute-bound-4gpu.csv"
 
 DMON_DATE_TIME = """#Date       Time        gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk
 #YYYYMMDD   HH:MM:SS    Idx      W      C      C      %      %      %      %      %      %    MHz    MHz
@@ -43,17 +45,17 @@ def test_query_gpu_without_units_is_steady_and_low() -> None:
 
 
 def test_logs_become_per_gpu_facts_and_a_hint() -> None:
-    report = diagnose_files([str(UTIL / "dmon-input-bound.txt"), str(UTIL / "query-gpu-compute-bound.csv")])
+    report = diagnose_files([str(DMON), str(QUERY)])
     facts = [f for f in report.facts if isinstance(f, GpuUtilisation)]
     assert sorted((f.origin.source.rsplit("/", 1)[-1], f.gpu) for f in facts) == [
-        ("dmon-input-bound.txt", 0), ("dmon-input-bound.txt", 1)] + [("query-gpu-compute-bound.csv", g) for g in range(4)]
+        ("compute-bound-4gpu.csv", g) for g in range(4)] + [("input-bound-2gpu.txt", 0), ("input-bound-2gpu.txt", 1)]
     assert [d.cause for d in report.diagnoses] == ["dataloader_bottleneck"]
     assert report.diagnoses[0].confidence < 0.5      # a hint: utilisation alone does not convict
 
 
 def test_utilisation_and_trace_together_raise_the_dataloader_cause() -> None:
     alone = diagnose_files([str(REPO / "fixtures/traces/gpu/slow_dataloader")]).diagnoses[0]
-    both = diagnose_files([str(REPO / "fixtures/traces/gpu/slow_dataloader"), str(UTIL / "dmon-input-bound.txt")])
+    both = diagnose_files([str(REPO / "fixtures/traces/gpu/slow_dataloader"), str(DMON)])
     assert both.diagnoses[0].cause == alone.cause == "dataloader_bottleneck"
     assert both.diagnoses[0].confidence > alone.confidence and "PERF008" in both.diagnoses[0].rules
 
@@ -76,7 +78,7 @@ def test_help_and_analyze_do_not_import_pynvml() -> None:
     code = ("import sys; from doctor.cli import main; import contextlib, io\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n    main(['analyze', sys.argv[1], '--json'])\n"
             "assert 'pynvml' not in sys.modules and 'torch' not in sys.modules, sorted(m for m in sys.modules if 'nvml' in m)")
-    result = subprocess.run([sys.executable, "-c", code, str(UTIL / "dmon-input-bound.txt")], capture_output=True,
+    result = subprocess.run([sys.executable, "-c", code, str(DMON)], capture_output=True,
                             text=True, cwd=REPO, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
     assert result.returncode == 0, result.stderr
 

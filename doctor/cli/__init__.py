@@ -16,6 +16,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "analyze": ("doctor.cli.analyze", "diagnose uploaded logs and artifacts (files, folders, .tar.gz/.zip)"),
     "rules": ("doctor.cli.rules", "list the rule base"),
     "explain": ("doctor.cli.explain", "show one rule: why, fix, example"),
+    "tui": ("doctor.cli.tui", "interactive triage in the terminal: symptom, ranked causes, evidence, live checks"),
+    "scan": ("doctor.cli.scan", "probe this node live (GPUs, topology, RDMA, kernel, network) and diagnose"),
+    "collect": ("doctor.cli.collect", "gather this node's probe outputs into a bundle for `doctor analyze`"),
     "util": ("doctor.cli.util", "sample GPU utilisation live through NVML and diagnose it"),
 }
 

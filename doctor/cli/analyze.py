@@ -15,11 +15,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--symptom", choices=SYMPTOMS, help="what you saw; causes that explain it rank higher")
     parser.add_argument("--json", action="store_true", help="print the report as JSON (doctor.report/1)")
     parser.add_argument("--engine", choices=("native", "durable"), default="native", help="rule engine backend")
+    parser.add_argument("--expect", action="append", default=[], metavar="METRIC=VALUE",
+                        help="what a benchmark should reach, e.g. link_gbps=10, rdma_gbps=180, busbw_gbs=90 "
+                             "(repeatable; an expectations file among the PATHs works too)")
 
 
 def run(args: argparse.Namespace) -> int:
     from doctor.diagnose import diagnose_files
-    report = diagnose_files(args.paths, args.symptom, args.engine)
+    from doctor.expectations import from_option
+    expectations = [from_option(text) for text in args.expect]
+    report = diagnose_files(args.paths, args.symptom, args.engine, extra=expectations)
     if args.json:
         json.dump(report.to_json(), sys.stdout, indent=1)
         sys.stdout.write("\n")

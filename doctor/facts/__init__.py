@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from doctor.facts.base import NO_ORIGIN, Fact, Origin, field_names, field_types
 from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost, RankLag, UnusedParameters
+from doctor.facts.fabric import ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, RailLayout, TopoAffinity
+from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
+                                   PciAcs, PcieLink)
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.memory import MemorySnapshot
@@ -11,18 +14,25 @@ from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, Du
                                  ResolveError)
 from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, Straggler, TraceCollectives,
                                TraceJob, TraceRank, TraceStep)
-from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbUnavailable, NcclChannel, NcclError, NcclLog, NcclNet,
+from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbEvent, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
+                               NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
+from doctor.facts.reachability import Reachability
 from doctor.facts.status import ProbeStatus
-from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoSummary
+from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoNic, TopoSummary
+from doctor.facts.train import SlowRank, TrainSteps
+from doctor.facts.launchers import (CollectiveStall, Hostfile, HostfileIgnored, MpiCudaSupport, RankAnnounce, RankDuplicate,
+                                    RemoteLaunchError, WorkerExit)
+from doctor.facts.measure import (BandwidthSample, BenchExpectation, BenchVerdict, CollectiveSize, CudaApiShare, GpuIdle,
+                                  KernelShare, LatencySample)
 
 _ALL: tuple[type[Fact], ...] = (
     # launch and rendezvous
     ConnectError, ResolveError, BindError, IfnameError, Interface, RendezvousTimeout, RendezvousEndpoint,
-    DeviceOrdinalError, DuplicateGpu, LaunchOption, LaunchConfigError, HostName, HostsEntry,
+    DeviceOrdinalError, DuplicateGpu, LaunchOption, LaunchConfigError, HostName, HostsEntry, Reachability,
     # NCCL
     NcclVersion, NcclError, NcclWarn, CallFailed, NcclNet, IbUnavailable, GdrState, NcclChannel, NcclSummary,
-    HandleCorrupt, NcclLog,
+    HandleCorrupt, NcclLog, NcclHca, IbEvent,
     # GPU and memory
     CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice, MemorySnapshot,
     # collectives
@@ -30,7 +40,17 @@ _ALL: tuple[type[Fact], ...] = (
     # software and configuration
     PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize,
     # topology and measurements
-    TopoLink, TopoSummary, NvlinkState, CollectiveBench,
+    TopoLink, TopoNic, TopoSummary, NvlinkState, CollectiveBench,
+    # training logs
+    TrainSteps, SlowRank,
+    # other launchers and libraries (Horovod, TensorFlow, DeepSpeed, Lightning, accelerate, MPI)
+    CollectiveStall, RemoteLaunchError, WorkerExit, RankAnnounce, RankDuplicate, Hostfile, HostfileIgnored, MpiCudaSupport,
+    # benchmarks, profiles, expectations and verdicts
+    BenchExpectation, BandwidthSample, LatencySample, CollectiveSize, KernelShare, GpuIdle, CudaApiShare, BenchVerdict,
+    # node hardware (nvidia-smi -q, NVML, lspci, kernel)
+    PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, PciAcs,
+    # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
+    IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth,
     # speed: profiler traces, skew across ranks, utilisation
     TraceStep, TraceRank, TraceCollectives, TraceJob, Straggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
     # gathering

@@ -43,6 +43,7 @@ class Ulimit(Fact):
     KIND = "sys.ulimit"
     name: str = ""                 # memlock
     kb: int = -1
+    warned: bool = False           # the RDMA library itself warned that the limit is too low
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -67,6 +67,7 @@ class RendezvousTimeout(Fact):
     backend: str = "store"
     joined: int = -1
     expected: int = -1
+    surplus: int = 0               # joined - expected when both are known: > 0 means extra processes registered
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -109,3 +109,24 @@ class NcclLog(Fact):
     KIND = "nccl.log"
     info_lines: int = 0
     net_init_seen: bool = False    # NET/Plugin, Bootstrap, NET/IB or NET/Socket lines present
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NcclHca(Fact):
+    """An HCA port NCCL's IB transport is using (NET/IB : Using [0]mlx5_0:1/IB ...)."""
+
+    KIND = "nccl.hca"
+    name: str = ""
+    port: int = -1
+    link_layer: str = ""           # IB | RoCE
+    sharp: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class IbEvent(Fact):
+    """An asynchronous event NCCL's IB transport received (port error, LID change, device fatal)."""
+
+    KIND = "nccl.ib_event"
+    hca: str = ""
+    event: str = ""
+    port_down: bool = False

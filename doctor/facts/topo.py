@@ -19,6 +19,17 @@ class TopoLink(Fact):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class TopoNic(Fact):
+    """One GPU-NIC pair from `nvidia-smi topo -m` (NIC affinity). nic: the legend's device name (mlx5_0) or NIC#."""
+
+    KIND = "topo.nic"
+    gpu: int = -1
+    nic: str = ""
+    link: str = ""
+    path: str = ""                 # nvlink | pcie_switch | host_bridge | numa | cross_socket
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class TopoSummary(Fact):
     """Per node: how the GPU pairs connect (computed by aggregation)."""
 

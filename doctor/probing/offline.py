@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from doctor.errors import InputError
+from doctor.probing.bundle import FileHint, read_manifests
 from doctor.facts import Fact
 from doctor.facts.status import ProbeStatus
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
@@ -38,12 +39,17 @@ def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
     try:
         files = expand(paths, workspace)
         out = Gathered()
-        pending: list[StreamJob] = []
+        hints = read_manifests(files)           # doctor bundles: node name, parser per output, probe outcomes
+        pending: list[StreamJob] = []           # traces and snapshots, read after the rest (doctor/probing/stream.py)
         for item in files:
-            job = _gather_one(item, line_probes, document_probes, out, stream_probes)
+            if item.label in hints.manifests:
+                out.inputs.append(InputRecord(item.label, item.path.stat().st_size, ["doctor_manifest"]))
+                continue
+            job = _gather_one(*hints.apply(item), line_probes, document_probes, out, stream_probes)
             if job:
                 pending.append(job)
         _stream_all(pending, out)
+        out.facts.extend(hints.statuses)
     finally:
         workspace.remove()
     if not files:
@@ -55,7 +61,7 @@ def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
     return out
 
 
-def _gather_one(item: InputFile, line_probes: tuple[type[LineProbe], ...],
+def _gather_one(item: InputFile, hint: FileHint | None, line_probes: tuple[type[LineProbe], ...],
                 document_probes: tuple[type[DocumentProbe], ...], out: Gathered,
                 stream_probes: tuple[type[StreamProbe], ...] = ()) -> StreamJob | None:
     size = item.path.stat().st_size
@@ -71,20 +77,21 @@ def _gather_one(item: InputFile, line_probes: tuple[type[LineProbe], ...],
         return None
     head = head_bytes.decode("utf-8", "replace")
     kinds: list[str] = []
+    mode = hint.mode if hint else "file"
     for probe_cls in document_probes:
-        if probe_cls.sniff(head) and size <= probe_cls.max_bytes:
-            ctx = ParseContext(source=item.label, node=item.node, probe=probe_cls.name)
+        if (probe_cls.sniff(head) or (hint and hint.parser == probe_cls.name)) and size <= probe_cls.max_bytes:
+            ctx = ParseContext(source=item.label, node=item.node, probe=probe_cls.name, mode=mode)
             text = _read_text(item, probe_cls.max_bytes)
             probe_cls().parse(text, ctx)
             out.facts.extend(ctx.facts)
             kinds.append(probe_cls.name)
-    kinds.extend(_scan(item, line_probes, out))
+    kinds.extend(_scan(item, line_probes, out, mode))
     out.inputs.append(InputRecord(item.label, size, kinds or ["text"]))
     return None
 
 
-def _scan(item: InputFile, line_probes: tuple[type[LineProbe], ...], out: Gathered) -> list[str]:
-    contexts = [ParseContext(source=item.label, node=item.node, probe=cls.name) for cls in line_probes]
+def _scan(item: InputFile, line_probes: tuple[type[LineProbe], ...], out: Gathered, mode: str = "file") -> list[str]:
+    contexts = [ParseContext(source=item.label, node=item.node, probe=cls.name, mode=mode) for cls in line_probes]
     probes = [cls(ctx) for cls, ctx in zip(line_probes, contexts)]
     triggers = [t for probe in probes for t in probe.triggers]
     for line_no, line in candidate_lines(item, triggers):

@@ -5,7 +5,6 @@ from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.padding import Padding
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
 from doctor.rank import Diagnosis
@@ -20,24 +19,32 @@ def score_bar(confidence: float, width: int = 10) -> Text:
     return Text("█" * filled, style=style) + Text("░" * (width - filled), style="grey50")
 
 
-def diagnosis_panel(rank: int, d: Diagnosis) -> Panel:
-    parts: list[RenderableType] = []
-    evidence = Table.grid(padding=(0, 1))
+def evidence_lines(d: Diagnosis) -> list[RenderableType]:
+    """file:line on one line, the quoted text under it, the rule's reading of it in grey."""
+    out: list[RenderableType] = []
     for e in d.evidence:
         where = f"{e.source}:{e.line}" if e.line else e.source
-        evidence.add_row(Text(where, style="bold cyan"), Text(e.text, style="italic"))
-    parts.append(Text("Evidence", style="bold"))
-    parts.append(Padding(evidence, (0, 0, 0, 2)))
+        out.append(Text("  ") + Text(where, style="bold cyan"))
+        if e.text:
+            out.append(Padding(Text(e.text, style="italic"), (0, 0, 0, 4)))
+        if e.note:
+            out.append(Padding(Text("↳ " + e.note, style="grey50"), (0, 0, 0, 4)))
+    return out
+
+
+def diagnosis_panel(rank: int, d: Diagnosis) -> Panel:
+    parts: list[RenderableType] = [Text(d.title, style="bold"), Text("Evidence", style="bold")]
+    parts.extend(evidence_lines(d))
     parts.append(Text("Fix: ", style="bold green") + Text(d.fix_summary))
     for i, step in enumerate(d.fix_steps, 1):
-        parts.append(Text(f"  {i}. ") + Text(step))
+        parts.append(Padding(Text(f"{i}. ") + Text(step), (0, 0, 0, 2)))
     if d.next_checks:
         parts.append(Text("Check next", style="bold"))
         for check in d.next_checks:
-            parts.append(Text("  • ") + Text(check))
+            parts.append(Padding(Text("• ") + Text(check), (0, 0, 0, 2)))
     parts.append(Text(f"rules: {', '.join(d.rules)}", style="grey50"))
     heading = Text(f"#{rank} ") + score_bar(d.confidence) + Text(f" {d.confidence:.2f}  ") + \
-        Text(d.cause, style="bold magenta") + Text("  ") + Text(d.title)
+        Text(d.cause, style="bold magenta")
     return Panel(Group(*parts), title=heading, title_align="left", border_style="magenta" if rank == 1 else "grey50")
 
 

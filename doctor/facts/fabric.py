@@ -1,0 +1,110 @@
+"""Facts about a node's fabric: RDMA ports and GIDs, NCCL settings checked against them, rails, expected bandwidth.
+
+(GPU-NIC affinity is topo.nic in doctor/facts/topo.py; TCP reachability is net.reachability in doctor/facts/reachability.py.)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doctor.facts.base import Fact
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class IbPort(Fact):
+    """One RDMA port. state: ACTIVE | DOWN | INIT | ARMED | ... ; link_layer: InfiniBand | Ethernet (RoCE)."""
+
+    KIND = "ib.port"
+    device: str = ""
+    port: int = 1
+    state: str = ""
+    active: bool = False
+    phys_state: str = ""           # LINK_UP | DISABLED | POLLING | SLEEP | ...
+    rate_gbps: float = -1
+    link_layer: str = ""
+    roce: bool = False
+    netdev: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class IbGid(Fact):
+    """One GID table entry of a port. version: v1 | v2 | ib | '' (tool did not say)."""
+
+    KIND = "ib.gid"
+    device: str = ""
+    port: int = 1
+    index: int = -1
+    gid: str = ""
+    version: str = ""
+    ipv4: str = ""                 # the IPv4 address an IPv4-mapped RoCE GID carries
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class IbSummary(Fact):
+    """Per node: how many RDMA ports exist and are active (computed by aggregation)."""
+
+    KIND = "ib.summary"
+    ports: int = 0
+    active_ports: int = 0
+    ib_active: int = 0             # active InfiniBand ports
+    roce_active: int = 0           # active RoCE (Ethernet link layer) ports
+    devices: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HcaCheck(Fact):
+    """One NCCL_IB_HCA entry checked against the ports this node has (computed by aggregation)."""
+
+    KIND = "ib.hca_check"
+    entry: str = ""                # the entry as written: mlx5_0:1, =mlx5_1, ...
+    setting: str = ""              # the whole NCCL_IB_HCA value
+    found: bool = False            # some port matches the entry
+    active: bool = False           # some matching port is ACTIVE
+    known: str = ""                # the devices this node has
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GidChoice(Fact):
+    """Per active RoCE port with a known GID table: the GID index NCCL will use against the usable ones."""
+
+    KIND = "ib.gid_choice"
+    device: str = ""
+    port: int = 1
+    configured: int = -1           # NCCL_IB_GID_INDEX, -1 when unset
+    configured_found: bool = False
+    configured_version: str = ""
+    configured_ipv4: bool = False
+    v2_index: int = -1             # first RoCE v2 GID carrying an IPv4 address, -1 when none
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RailLayout(Fact):
+    """Per node: NICs that sit on a GPU's own PCIe switch (rails) and the NCCL_CROSS_NIC setting (aggregation)."""
+
+    KIND = "ib.rails"
+    nics: int = 0
+    rails: int = 0
+    cross_nic: str = ""            # NCCL_CROSS_NIC value, '' when unset
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TopoAffinity(Fact):
+    """The CPU cores and NUMA node a GPU is close to."""
+
+    KIND = "topo.affinity"
+    gpu: int = -1
+    cpus: str = ""
+    numa: int = -1
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ExpectedBandwidth(Fact):
+    """What a healthy node of this link class reaches between a and b, one direction, in GB/s (aggregation)."""
+
+    KIND = "topo.expected"
+    a: str = ""                    # GPU0
+    b: str = ""                    # GPU1 or a NIC (mlx5_0)
+    link: str = ""                 # NV18, PIX, SYS, ...
+    link_class: str = ""           # nvlink4 x18, pcie gen4 x16, ib 400G, ...
+    link_gbs: float = -1           # raw link rate
+    expected_gbs: float = -1       # what a bandwidth test reaches on a healthy node
+    basis: str = ""

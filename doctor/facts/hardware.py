@@ -1,0 +1,126 @@
+"""Facts a node reports about its GPUs and host hardware: PCIe links, ECC, clocks, fabric, processes, kernel."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doctor.facts.base import Fact
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PcieLink(Fact):
+    """A device's PCIe link now versus what it can do. -1 = not reported. load: idle | busy | unknown."""
+
+    KIND = "gpu.pcie"
+    gpu: int = -1                  # GPU index, -1 for a device that is not (known to be) a GPU
+    bus_id: str = ""
+    device: str = ""               # what the tool called it (product name, lspci description)
+    gen: int = -1
+    gen_max: int = -1
+    width: int = -1
+    width_max: int = -1
+    gen_degraded: bool = False     # running below its maximum generation (idle GPUs do this on purpose)
+    width_degraded: bool = False   # fewer lanes than the slot and card support: a physical problem
+    load: str = "unknown"
+    source: str = ""               # nvidia-smi | nvml | lspci | kernel
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GpuEcc(Fact):
+    """ECC counters and page retirement / row remapping state of one GPU. -1 = not reported."""
+
+    KIND = "gpu.ecc"
+    gpu: int = -1
+    bus_id: str = ""
+    volatile_uncorrected: int = -1
+    aggregate_uncorrected: int = -1
+    volatile_corrected: int = -1
+    retired_pages: int = -1
+    retirement_pending: bool = False
+    remap_pending: bool = False
+    remap_failure: bool = False
+    reset_needed: bool = False     # a page retirement or row remap waits for a GPU reset
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GpuThrottle(Fact):
+    """One active clocks event (throttle) reason. hardware: the GPU itself slows down (thermal, power brake)."""
+
+    KIND = "gpu.throttle"
+    gpu: int = -1
+    bus_id: str = ""
+    reason: str = ""               # idle | sw_power_cap | hw_slowdown | hw_thermal_slowdown | hw_power_brake_slowdown | ...
+    hardware: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GpuFabric(Fact):
+    """NVSwitch fabric registration of one GPU (nvidia-smi -q Fabric, NVML fabric info). ok: Completed/Success."""
+
+    KIND = "gpu.fabric"
+    gpu: int = -1
+    bus_id: str = ""
+    state: str = ""
+    status: str = ""
+    ok: bool = True
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GpuProcess(Fact):
+    """A process holding GPU memory. state: running | zombie | not_visible (no such pid here) | unknown."""
+
+    KIND = "gpu.process"
+    gpu: int = -1
+    pid: int = -1
+    name: str = ""
+    used_bytes: float = -1
+    state: str = "unknown"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GpuP2p(Fact):
+    """Peer-to-peer status of a GPU pair as the driver reports it. status: ok | not_supported | chipset_not_supported | ..."""
+
+    KIND = "gpu.p2p"
+    gpu_a: int = -1
+    gpu_b: int = -1
+    status: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class KernelModule(Fact):
+    """One loaded kernel module of interest (nvidia, nvidia_peermem, nv_peer_mem, mlx5_ib, ...)."""
+
+    KIND = "kernel.module"
+    name: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ModuleSummary(Fact):
+    """What a complete module listing shows: is the GPU driver, GPUDirect RDMA's peer-memory module, RDMA loaded."""
+
+    KIND = "kernel.modules"
+    count: int = 0
+    nvidia: bool = False
+    peermem: bool = False          # nvidia_peermem or the older nv_peer_mem
+    rdma: bool = False             # ib_core / mlx5_ib / other verbs providers
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Iommu(Fact):
+    """The IOMMU setting (kernel command line or boot log). translating: DMA is remapped (on, not passthrough)."""
+
+    KIND = "sys.iommu"
+    setting: str = ""              # intel_iommu=on, amd_iommu=on, iommu=pt, DMAR: IOMMU enabled, ...
+    translating: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PciAcs(Fact):
+    """PCIe Access Control Services on a bridge: enabled means peer-to-peer requests are redirected upstream."""
+
+    KIND = "pci.acs"
+    bus_id: str = ""
+    device: str = ""
+    port_type: str = ""            # Root Port | Upstream Port | Downstream Port (a PCIe switch) | '' unknown
+    enabled: bool = False
+    flags: str = ""                # the ACSCtl flags that are on

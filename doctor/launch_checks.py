@@ -1,0 +1,74 @@
+"""Derived launch facts for the other launchers: two processes or machines claiming one rank, a multi-node
+DeepSpeed launch that fell back to local resources."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Iterable
+
+from doctor.facts import Fact
+from doctor.facts.launch import LaunchOption
+from doctor.facts.launchers import Hostfile, HostfileIgnored, RankAnnounce, RankDuplicate
+
+
+def _of(facts: Iterable[Fact], cls: type[Fact]) -> list:
+    return [f for f in facts if isinstance(f, cls)]
+
+
+def announced_rank_duplicates(facts: list[Fact]) -> list[Fact]:
+    """The same GLOBAL_RANK announced twice in the same wording while other ranks never appear.
+
+    One process logging through two handlers writes each line in two wordings: that is not a duplicate.
+    A requeued job announces every rank again: with every rank present it is not flagged either.
+    """
+    out: list[Fact] = []
+    by_form: dict[tuple[str, str], list[RankAnnounce]] = defaultdict(list)
+    for a in _of(facts, RankAnnounce):
+        by_form[(a.framework, a.form)].append(a)
+    distinct: dict[str, set[int]] = defaultdict(set)
+    for (framework, _), items in by_form.items():
+        distinct[framework].update(a.global_rank for a in items)
+    for (framework, _), items in sorted(by_form.items()):
+        world = max(a.world for a in items)
+        counts = Counter(a.global_rank for a in items)
+        if world <= 0 or len(distinct[framework]) >= world:
+            continue
+        for rank, count in sorted(counts.items()):
+            if count > 1:
+                witness = [a for a in items if a.global_rank == rank][1]
+                out.append(RankDuplicate(node=witness.node, rank=rank, origin=witness.origin, framework=framework,
+                                         global_rank=rank, count=count, world=world, distinct=len(distinct[framework])))
+    return out
+
+
+def machine_rank_duplicates(facts: list[Fact]) -> list[Fact]:
+    """accelerate configs of several machines (one per node) that give two machines the same machine_rank."""
+    options = [o for o in _of(facts, LaunchOption) if o.launcher == "accelerate"]
+    machines = max((int(o.value) for o in options if o.name == "num_machines" and o.value.isdigit()), default=0)
+    ranks: dict[str, list[LaunchOption]] = defaultdict(list)
+    for o in options:
+        if o.name == "machine_rank" and o.value.isdigit():
+            ranks[o.value].append(o)
+    out: list[Fact] = []
+    for value, items in sorted(ranks.items()):
+        nodes = {o.node for o in items}
+        if machines > 1 and len(nodes) > 1:
+            out.append(RankDuplicate(node=items[1].node, origin=items[1].origin, framework="accelerate",
+                                     global_rank=int(value), count=len(nodes), world=machines, distinct=len(ranks)))
+    return out
+
+
+def hostfile_ignored(facts: list[Fact]) -> list[Fact]:
+    """DeepSpeed said 'Unable to find hostfile' although the launch asked for several nodes or named a hostfile."""
+    missing = [h for h in _of(facts, Hostfile) if not h.found]
+    if not missing:
+        return []
+    wanted = [o for o in _of(facts, LaunchOption) if o.launcher == missing[0].launcher and (
+        (o.name == "num_nodes" and o.value.isdigit() and int(o.value) > 1) or o.name == "hostfile")]
+    if not wanted:
+        return []
+    w = wanted[0]
+    return [HostfileIgnored(node=missing[0].node, origin=missing[0].origin, launcher=missing[0].launcher,
+                            wanted=f"--{w.name} {w.value}".strip())]
+
+
+LAUNCH_AGGREGATORS = (announced_rank_duplicates, machine_rank_duplicates, hostfile_ignored)

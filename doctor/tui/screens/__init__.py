@@ -1,0 +1,1 @@
+"""Screens of the doctor TUI: they compose widgets and handle their messages."""

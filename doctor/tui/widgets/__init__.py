@@ -1,0 +1,1 @@
+"""Widgets of the doctor TUI: each owns one piece of data."""

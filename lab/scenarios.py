@@ -1,0 +1,213 @@
+"""The scenario table: every incident the lab can record, and how it is produced.
+
+Each :class:`Scenario` names the ground-truth cause (an id of the shared
+taxonomy), the symptom a user would report, what is injected, and the
+processes to start (:class:`Proc`): which node (network namespace) each runs
+on, its environment, its command line, and the log file its merged
+stdout/stderr goes to. ``nodes == 0`` means the host's own namespace on
+loopback (a free port is picked at run time); ``nodes >= 1`` builds that many
+namespaces (see :mod:`lab.netns`), where MASTER_PORT is the usual 29500.
+
+Placeholders in argv/env: ``{python}`` (this interpreter), ``{port}``,
+``{port2}`` (another free port), ``{addr0}`` (node0's address, or 127.0.0.1).
+
+What happens with torch 2.13 (gloo, CPU), as recorded; these shape the labels:
+
+* A refused store connection and a dropped one read the same at the default
+  log level ("The client socket has timed out after ...ms while trying to
+  connect to (host, port)"); the refused one retries ("retrying (try=0 ...")
+  and only TORCH_DISTRIBUTED_DEBUG=DETAIL + TORCH_CPP_LOG_LEVEL=INFO prints
+  "is not yet listening (errno: 111 - Connection refused)". Hence the
+  ``-debug`` variant, and ``port_blocked`` as also acceptable.
+* A hostname on 127.0.1.1 (Debian's /etc/hosts) makes gloo bind and advertise
+  127.0.1.1: the peer gets "Connection refused, remote=[127.0.1.1]" in
+  connectFullMesh while rank 0 waits 30 s (gloo's fixed connect timeout,
+  not the process-group timeout) for "Connect timeout [none]".
+* Without TORCH_DISTRIBUTED_DEBUG, a skipped collective is a plain gloo
+  "Timed out waiting ...ms for recv operation"; with DETAIL it is the
+  "Detected mismatch between collectives on ranks" report.
+
+Dropped: a rate-limited link (tc tbf) as its own incident. Tried with node1
+shaped to 20mbit and a 4 MB all_reduce: both ranks log the same
+``comm=1.68s`` per step and no error, so no rank stands out and the logs name
+nothing a taxonomy label could be checked against. The helper stays in
+:mod:`lab.netns` (``Cluster.rate_limit``) for live probes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+CAUSES: frozenset[str] = frozenset({
+    "healthy", "port_blocked", "master_addr_wrong", "port_in_use", "wrong_socket_ifname",
+    "version_mismatch", "rank_config_error", "collective_desync", "straggler",
+})
+SYMPTOMS: frozenset[str] = frozenset({"none", "init_timeout", "hang", "crash", "slow_training"})
+WORKER: tuple[str, ...] = ("{python}", "-m", "lab.worker")
+LAUNCHER: tuple[str, ...] = ("{python}", "-m", "torch.distributed.run")
+
+
+@dataclass(frozen=True)
+class Proc:
+    """One process of a scenario."""
+
+    log: str                      # file its stdout+stderr go to
+    argv: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    node: int | None = None       # namespace node index; None = host namespace
+    delay: float = 0.0            # seconds after the scenario starts
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    cause: str
+    symptom: str
+    description: str
+    procs: tuple[Proc, ...]
+    also_acceptable: tuple[str, ...] = ()
+    nodes: int = 0
+    expect: tuple[str, ...] = ()  # regexes each matching some line of the recorded logs
+    hostname_to_loopback: bool = False
+    ifnames: dict[int, str] = field(default_factory=dict)
+    drop_port: tuple[int, int] | None = None  # (on node, from node): DROP MASTER_PORT
+    deadline: float = 45.0        # hard stop for every process (s)
+
+
+def env(rank: int, world: int, **extra: str) -> dict[str, str]:
+    return {"MASTER_ADDR": "{addr0}", "MASTER_PORT": "{port}", "WORLD_SIZE": str(world),
+            "RANK": str(rank), **extra}
+
+
+def ranks(world: int, *args: str, started: int | None = None, netns: bool = False,
+          **extra: str) -> tuple[Proc, ...]:
+    """Worker processes for ranks 0..started-1 of a ``world``-rank job."""
+    out = []
+    for r in range(world if started is None else started):
+        log = f"node{r}.log" if netns else f"rank{r}.log"
+        out.append(Proc(log, WORKER + args, env(r, world, **extra), r if netns else None))
+    return tuple(out)
+
+
+def job(tag: str, world: int, *args: str, delay: float = 0.0) -> tuple[Proc, ...]:
+    return tuple(Proc(f"{tag}-rank{r}.log", WORKER + args, env(r, world), None, delay) for r in range(world))
+
+
+T = ("--timeout", "6")
+DEBUG_LOGS = {"TORCH_DISTRIBUTED_DEBUG": "DETAIL", "TORCH_CPP_LOG_LEVEL": "INFO"}
+LONG_JOB = ("--steps", "8", "--step-sleep", "1", "--timeout", "8")
+
+# Patterns of the key lines (regexes, each matched against single log lines).
+DONE = r"\[rank{}\] .* done$"
+STORE_TIMEOUT = r"DistNetworkError: The client socket has timed out after \d+ms while trying to connect"
+JOINED = r"DistStoreError: Timed out after \d+ seconds waiting for clients\. {} clients joined"
+STORE_WAIT = r"DistStoreError: wait timeout after \d+ms"
+MESH_REFUSED = r"RuntimeError: Gloo connectFullMesh failed .*Connection refused, remote=\[{}\]"
+MESH_TIMEOUT = r"RuntimeError: Gloo connectFullMesh failed .*Connect timeout"
+IN_USE = r"DistNetworkError: The server socket has failed to listen .*EADDRINUSE"
+RECV_TIMEOUT = r"\[rank{}\]: RuntimeError: .*Timed out waiting 6000ms for recv operation"
+TORCHRUN = r"torch/distributed/run\.py"
+
+SCENARIOS: list[Scenario] = [
+    Scenario("healthy-loopback", "healthy", "none",
+             "Two ranks on one host over loopback, no fault: a clean 3-step run.",
+             ranks(2, *T), expect=(DONE.format(0), DONE.format(1))),
+    Scenario("healthy-2node-netns", "healthy", "none",
+             "Two nodes (network namespaces on one bridge), one rank each, no fault.",
+             ranks(2, *T, netns=True), nodes=2, expect=("host=node1 ", DONE.format(0), DONE.format(1))),
+    Scenario("store-port-dropped-netns", "port_blocked", "init_timeout",
+             "iptables on node0 DROPs TCP to MASTER_PORT 29500 from node1: rank 1 cannot reach "
+             "the TCPStore, rank 0 waits for it.",
+             ranks(2, *T, netns=True), nodes=2, drop_port=(0, 1),
+             expect=(STORE_TIMEOUT + r" to \(10\.213\.0\.1, 29500\)", JOINED.format("1/2"))),
+    Scenario("store-refused-wrong-port", "master_addr_wrong", "init_timeout",
+             "Rank 1 is launched with MASTER_PORT one above rank 0's: nothing listens there "
+             "(connection refused), rank 1 retries until its timeout, rank 0 waits for it.",
+             (ranks(2, *T)[0], Proc("rank1.log", WORKER + T, env(1, 2) | {"MASTER_PORT": "{port2}"})),
+             also_acceptable=("port_blocked",),
+             expect=(STORE_TIMEOUT, r"retrying \(try=0", JOINED.format("1/2"))),
+    Scenario("store-refused-wrong-port-debug", "master_addr_wrong", "init_timeout",
+             "As store-refused-wrong-port, with rank 1 (the one that fails) run under "
+             "TORCH_DISTRIBUTED_DEBUG=DETAIL and TORCH_CPP_LOG_LEVEL=INFO, which print each refused connect.",
+             (ranks(2, *T)[0],
+              Proc("rank1.log", WORKER + T, env(1, 2, **DEBUG_LOGS) | {"MASTER_PORT": "{port2}"})),
+             also_acceptable=("port_blocked",),
+             expect=(r"is not yet listening \(errno: 111 - Connection refused\)", STORE_TIMEOUT)),
+    Scenario("master-addr-unresolvable", "master_addr_wrong", "init_timeout",
+             "MASTER_ADDR=trainer-master, a name in no node's /etc/hosts; the nodes resolve names "
+             "from their hosts file only, so no query leaves the namespaces.",
+             ranks(2, *T, netns=True, MASTER_ADDR="trainer-master"), nodes=2,
+             expect=(r"\(trainer-master, 29500\) cannot be retrieved \(gai error: -2 - Name or service not known\)",
+                     STORE_TIMEOUT + r" to \(trainer-master")),
+    Scenario("hostname-resolves-to-loopback-netns", "master_addr_wrong", "init_timeout",
+             "Each node's /etc/hosts maps its own hostname to 127.0.1.1 (the Debian default) and "
+             "GLOO_SOCKET_IFNAME is unset: gloo binds and advertises 127.0.1.1, so the "
+             "cross-node connectFullMesh fails.",
+             ranks(2, *T, netns=True), nodes=2, hostname_to_loopback=True,
+             also_acceptable=("wrong_socket_ifname",),
+             expect=(MESH_REFUSED.format(r"127\.0\.1\.1"), MESH_TIMEOUT)),
+    Scenario("gloo-ifname-missing-netns", "wrong_socket_ifname", "init_timeout",
+             "GLOO_SOCKET_IFNAME=eth0 on both nodes, but node1's NIC is named ens5: node1's gloo "
+             "cannot find eth0 and dies at init; node0 waits for node1's address.",
+             ranks(2, *T, netns=True, GLOO_SOCKET_IFNAME="eth0"), nodes=2, ifnames={1: "ens5"},
+             expect=("Unable to find address for: eth0", STORE_WAIT)),
+    Scenario("gloo-ifname-loopback-netns", "wrong_socket_ifname", "init_timeout",
+             "GLOO_SOCKET_IFNAME=lo on a two-node job: each rank advertises 127.0.0.1, so the "
+             "peers connect to their own loopback.",
+             ranks(2, *T, netns=True, GLOO_SOCKET_IFNAME="lo"), nodes=2,
+             expect=(MESH_REFUSED.format(r"127\.0\.0\.1"), MESH_TIMEOUT)),
+    Scenario("port-in-use-two-jobs", "port_in_use", "crash",
+             "Job A (2 ranks, 8 one-second steps) holds MASTER_PORT; job B (2 ranks) starts 3 s "
+             "later on the same host with the same MASTER_PORT. B's rank 0 cannot bind "
+             "(EADDRINUSE); B's rank 1 connects to job A's store instead.",
+             job("jobA", 2, *LONG_JOB) + job("jobB", 2, *T, delay=3.0),
+             expect=(IN_USE, DONE.format(1))),
+    Scenario("port-in-use-torchrun", "port_in_use", "crash",
+             "Job A (2 plain ranks) holds MASTER_PORT; 3 s later torchrun --nnodes 1 "
+             "--nproc-per-node 2 --master-port <same> starts on the same host: its agent "
+             "cannot bind the store port.",
+             job("jobA", 2, *LONG_JOB)
+             + (Proc("jobB-torchrun.log", LAUNCHER + ("--nnodes", "1", "--nproc-per-node", "2",
+                     "--master-addr", "127.0.0.1", "--master-port", "{port}") + WORKER[1:] + T, {}, None, 3.0),),
+             expect=(IN_USE, TORCHRUN)),
+    Scenario("rank-never-joins", "rank_config_error", "init_timeout",
+             "WORLD_SIZE=3 but only ranks 0 and 1 are started: the store waits for a third client.",
+             ranks(3, *T, started=2), expect=(JOINED.format("2/3"), STORE_WAIT)),
+    Scenario("torchrun-static-node-missing-netns", "rank_config_error", "init_timeout",
+             "torchrun --nnodes 2 (static rendezvous) is started on node0 only; node1's launcher "
+             "never runs, so the agent's store times out waiting for it.",
+             (Proc("node0.log", LAUNCHER + ("--nnodes", "2", "--node-rank", "0", "--nproc-per-node", "1",
+                   "--master-addr", "{addr0}", "--master-port", "{port}", "--rdzv-conf", "timeout=8")
+                   + WORKER[1:] + T, {}, 0),),
+             nodes=2, also_acceptable=("port_blocked",), expect=(JOINED.format("1/2"), TORCHRUN)),
+    Scenario("torchrun-c10d-rdzv-timeout-netns", "rank_config_error", "init_timeout",
+             "torchrun --nnodes 2 --rdzv-backend c10d (join_timeout=8) is started on node0 only; "
+             "the rendezvous never completes.",
+             (Proc("node0.log", LAUNCHER + ("--nnodes", "2", "--nproc-per-node", "1", "--rdzv-backend", "c10d",
+                   "--rdzv-endpoint", "{addr0}:{port}", "--rdzv-conf", "join_timeout=8") + WORKER[1:] + T, {}, 0),),
+             nodes=2, also_acceptable=("port_blocked",), expect=("RendezvousTimeoutError", TORCHRUN)),
+    Scenario("rank-skips-collective", "collective_desync", "hang",
+             "At step 1 rank 1 takes a rank-divergent branch that skips the all_reduce and goes "
+             "to the barrier; both ranks block until the 6 s gloo timeout.",
+             ranks(2, "--fault", "skip-collective", *T),
+             expect=(RECV_TIMEOUT.format(0), RECV_TIMEOUT.format(1))),
+    Scenario("rank-skips-collective-detail", "collective_desync", "crash",
+             "As rank-skips-collective with TORCH_DISTRIBUTED_DEBUG=DETAIL: the wrapper process "
+             "group compares collective fingerprints and reports the mismatch.",
+             ranks(2, "--fault", "skip-collective", *T, TORCH_DISTRIBUTED_DEBUG="DETAIL"),
+             expect=("RuntimeError: Detected mismatch between collectives on ranks",)),
+    Scenario("peer-exits-mid-collective", "collective_desync", "crash",
+             "At step 1 rank 1 launches the all_reduce and exits (os._exit(1)) before it "
+             "completes; rank 0's all_reduce fails on the closed connection.",
+             ranks(2, "--fault", "exit-mid-collective", *T),
+             expect=(r"\[rank0\]: RuntimeError: .*Connection (reset|closed) by peer", "process dies now")),
+    Scenario("straggler-slow-rank", "straggler", "slow_training",
+             "From step 1 rank 1's compute takes 1.5 s longer each step (a busy node); the job "
+             "finishes, but rank 0 spends those seconds waiting in all_reduce.",
+             ranks(2, "--fault", "slow-rank", "--slow-seconds", "1.5", "--steps", "5",
+                   "--step-sleep", "0.1", *T),
+             expect=(r"\[rank0\] .* step 4: .* comm=1\.\d+s", r"\[rank1\] .* step 4: .* compute=1\.\d+s",
+                     DONE.format(1))),
+]
+
+def by_name() -> dict[str, Scenario]:
+    return {s.name: s for s in SCENARIOS}

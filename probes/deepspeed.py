@@ -1,0 +1,43 @@
+"""The DeepSpeed launcher (deepspeed runner, pdsh/ssh multinode runner, per-node launch.py) in its own words.
+
+Sample input:
+    [2024-01-06 11:41:34,489] [WARNING] [runner.py:202:fetch_hostfile] Unable to find hostfile, will proceed with training with local resources only.
+    RuntimeError: Using hostfile at /job/hostfile but host=node2 was not reachable via ssh. If you are running with a single node please remove /job/hostfile or setup passwordless ssh.
+    ValueError: Hostfile contains a bad entry: node2 lots=8, unable to proceed with launching
+    [2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', '--local_rank=0'] exits with return code = -9
+    pdsh@node1: node2: ssh exited with exit code 255                                    (probes/remote_shell.py)
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.facts.launch import LaunchConfigError
+from doctor.facts.launchers import Hostfile, RemoteLaunchError, WorkerExit
+from doctor.probing.contract import LineProbe
+
+_NO_HOSTFILE = re.compile(r"Unable to find hostfile, will proceed with training with local resources only")
+_HOSTFILE_AT = re.compile(r"Using hostfile at (?P<path>\S+) but host=(?P<host>[\w.\-]+) was not reachable via ssh")
+_BAD_HOSTFILE = re.compile(r"(?P<msg>Hostfile (?:contains a bad entry|is empty or not formatted correctly|is not formatted correctly)"
+                           r"[^\n]*)")
+_EXIT = re.compile(r"sigkill_handler\].*exits with return code = (?P<code>-?\d+)")
+_LOCAL_RANK = re.compile(r"--local_rank=(?P<rank>\d+)")
+SIGNALS = {-9: "SIGKILL", -11: "SIGSEGV", -6: "SIGABRT", -7: "SIGBUS", -15: "SIGTERM", -2: "SIGINT"}
+
+
+class DeepSpeed(LineProbe):
+    name = "deepspeed"
+    yields = ("launch.hostfile", "launch.remote_error", "launch.config_error", "launch.worker_exit")
+    triggers = ("Unable to find hostfile", "was not reachable via ssh", "Hostfile ", "exits with return code")
+
+    def feed(self, line_no: int, line: str) -> None:
+        if _NO_HOSTFILE.search(line):
+            self.ctx.emit(Hostfile, line_no, line, launcher="deepspeed", found=False)
+        elif (m := _HOSTFILE_AT.search(line)):
+            self.ctx.emit(RemoteLaunchError, line_no, line, launcher="deepspeed", host=m["host"], reason="ssh_check")
+        elif (m := _BAD_HOSTFILE.search(line)):
+            self.ctx.emit(LaunchConfigError, line_no, line, what=f"hostfile: {m['msg'].strip()[:160]}")
+        elif (m := _EXIT.search(line)):
+            code = int(m["code"])
+            local = _LOCAL_RANK.search(line)
+            self.ctx.emit(WorkerExit, line_no, line, rank=int(local["rank"]) if local else None, launcher="deepspeed",
+                          code=code, signal=SIGNALS.get(code, ""))

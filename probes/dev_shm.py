@@ -1,0 +1,59 @@
+"""/dev/shm size and permissions, from `df /dev/shm` (1K blocks or -h), `ls -ld /dev/shm` and mount lines.
+
+Sample input:
+    Filesystem     1K-blocks  Used Available Use% Mounted on
+    shm                65536     0     65536   0% /dev/shm
+    drwxrwxrwt 2 root root 40 Jan  8 12:00 /dev/shm
+    shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k 0 0
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.facts.env import ShmSize
+from doctor.probing.contract import LineProbe, ParseContext
+
+_DF = re.compile(r"^\S+\s+(?P<size>\d+(?:[.,]\d+)?[KMGTP]?)\s+\S+\s+\S+\s+(?:\d+%|-)\s+/dev/shm/?\s*$")
+_LS = re.compile(r"^(?P<mode>d[rwxsStT-]{9})[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+.*\s/dev/shm/?\s*$")
+_MOUNT = re.compile(r"^\S+\s+(?:on\s+)?/dev/shm\s+(?:type\s+)?tmpfs\s+\(?(?P<opts>\S+?)\)?(?:\s+\d+\s+\d+)?\s*$")
+_POWERS = {"": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4, "P": 1024**5}
+
+
+def _size(text: str) -> float:
+    m = re.match(r"([\d.,]+)([KMGTP]?)", text.upper())
+    return float(m[1].replace(",", ".")) * _POWERS[m[2]] if m else -1
+
+
+class ShmLines(LineProbe):
+    name = "dev_shm"
+    yields = ("sys.shm",)
+    triggers = ("/dev/shm",)
+
+    def __init__(self, ctx: ParseContext) -> None:
+        super().__init__(ctx)
+        self.size: tuple[int, str, float] | None = None
+        self.mode: tuple[int, str, bool] | None = None
+
+    def feed(self, line_no: int, line: str) -> None:
+        m = _DF.match(line)
+        if m:
+            self.size = (line_no, line, _size(m["size"]))
+            return
+        m = _MOUNT.match(line)
+        if m:
+            size = re.search(r"(?:^|,)size=(\w+)", m["opts"])
+            if size:
+                self.size = (line_no, line, _size(size[1]) if size[1][-1].isalpha() else float(size[1]))
+            return
+        m = _LS.match(line)
+        if m:
+            self.mode = (line_no, line, m["mode"][8] == "w")   # others may write: every job user can
+
+    def finish(self) -> None:
+        if not (self.size or self.mode):
+            return
+        line_no, line, size = self.size or (0, "", -1.0)
+        writable = self.mode[2] if self.mode else True
+        if not self.size and self.mode:
+            line_no, line = self.mode[0], self.mode[1]
+        self.ctx.emit(ShmSize, line_no, line, node=self.ctx.node, rank=-1, size=size, writable=writable)

@@ -1,0 +1,74 @@
+"""`ibv_devinfo [-v]`: every HCA port's state, physical state, link layer (InfiniBand or Ethernet = RoCE),
+active width x speed, and with -v the GID table (type RoCE v1/v2 on Ethernet ports).
+
+Sample input:
+    hca_id:	mlx5_0
+    	transport:			InfiniBand (0)
+    		port:	1
+    			state:			PORT_ACTIVE (4)
+    			link_layer:		Ethernet
+    			active_width:		4X (2)
+    			active_speed:		25.0 Gbps (32)
+    			phys_state:		LINK_UP (5)
+    			GID[  3]:		::ffff:10.7.159.71, RoCE v2
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.probing.contract import DocumentProbe, ParseContext
+from probes.ib_ports import PortReading, emit_gid, phys_of, state_of
+
+_HCA = re.compile(r"^\s*hca_id:\s*(?P<dev>\S+)")
+_PORT = re.compile(r"^\s*port:\s*(?P<port>\d+)\s*$")
+_FIELD = re.compile(r"^\s*(?P<key>state|phys_state|link_layer|active_width|active_speed):\s*(?P<value>.+?)\s*$")
+_GID = re.compile(r"^\s*GID\[\s*(?P<i>\d+)\]:\s*(?P<gid>[0-9a-fA-F:.]+)(?:,\s*(?P<kind>.+?))?\s*$")
+
+
+class IbvDevinfo(DocumentProbe):
+    name = "ibv_devinfo"
+    yields = ("ib.port", "ib.gid")
+    live = ("ibv_devinfo", "-v")
+
+    @classmethod
+    def sniff(cls, head: str) -> bool:
+        lines = head.splitlines()[:300]
+        return any(_HCA.match(x) for x in lines) and any(_PORT.match(x) for x in lines)
+
+    def parse(self, text: str, ctx: ParseContext) -> None:
+        device, reading = "", None
+        width, speed = 0, -1.0
+        for number, line in enumerate(text.splitlines(), start=1):
+            m = _HCA.match(line) or _PORT.match(line)
+            if m:
+                if reading:
+                    reading.emit(ctx)
+                reading = None
+                if "dev" in m.groupdict():
+                    device = m["dev"]
+                else:
+                    reading, width, speed = PortReading(device, int(m["port"])), 0, -1.0
+                continue
+            if reading is None:
+                continue
+            m = _FIELD.match(line)
+            if m:
+                key, value = m["key"], m["value"]
+                if key == "state":
+                    reading.state, reading.number, reading.line = state_of(value), number, line
+                elif key == "phys_state":
+                    reading.phys_state = phys_of(value)
+                elif key == "link_layer":
+                    reading.link_layer = value
+                elif key == "active_width":
+                    width = int(value.split("X")[0]) if value.split("X")[0].isdigit() else 0
+                else:
+                    speed = float(value.split()[0]) if re.match(r"[\d.]+", value) else -1.0
+                if width and speed > 0:
+                    reading.rate_gbps = width * speed
+                continue
+            m = _GID.match(line)
+            if m:
+                emit_gid(ctx, number, line, device, reading.port, int(m["i"]), m["gid"], m["kind"] or "")
+        if reading:
+            reading.emit(ctx)

@@ -1,0 +1,80 @@
+"""`ibstat` and `ibstatus`: port state, physical state, rate and link layer per HCA port.
+
+Sample input (ibstat, then ibstatus):
+    CA 'mlx5_0'
+    	Port 1:
+    		State: Active
+    		Physical state: LinkUp
+    		Rate: 400
+    		Link layer: InfiniBand
+    Infiniband device 'mlx5_bond_0' port 1 status:
+    	default gid:	 fe80:0000:0000:0000:0e42:a1ff:fe9a:6766
+    	state:		 4: ACTIVE
+    	phys state:	 5: LinkUp
+    	rate:		 25 Gb/sec (1X EDR)
+    	link_layer:	 Ethernet
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.probing.contract import DocumentProbe, ParseContext
+from probes.ib_ports import PortReading, emit_gid, phys_of, state_of
+
+_CA = re.compile(r"^\s*CA '(?P<dev>[^']+)'")
+_CA_PORT = re.compile(r"^\s*Port (?P<port>\d+):\s*$")
+_IBSTATUS = re.compile(r"^\s*Infiniband device '(?P<dev>[^']+)' port (?P<port>\d+) status:")
+_FIELD = re.compile(r"^\s*(?P<key>State|Physical state|Rate|Link layer|state|phys state|rate|link_layer|default gid):"
+                    r"\s*(?P<value>.+?)\s*$")
+
+
+class IbStatus(DocumentProbe):
+    name = "ibstat"
+    yields = ("ib.port", "ib.gid")
+    live = ("ibstat",)
+
+    @classmethod
+    def sniff(cls, head: str) -> bool:
+        lines = head.splitlines()[:300]
+        return any(_IBSTATUS.match(x) for x in lines) or (any(_CA.match(x) for x in lines) and
+                                                          any(_CA_PORT.match(x) for x in lines))
+
+    def parse(self, text: str, ctx: ParseContext) -> None:
+        device, reading = "", None
+        for number, line in enumerate(text.splitlines(), start=1):
+            m = _CA.match(line)
+            if m:
+                reading = self._flush(ctx, reading)
+                device = m["dev"]
+                continue
+            m = _CA_PORT.match(line) if device else None
+            m = m or _IBSTATUS.match(line)
+            if m:
+                reading = self._flush(ctx, reading)
+                device = m.groupdict().get("dev") or device
+                reading = PortReading(device, int(m["port"]))
+                continue
+            m = _FIELD.match(line)
+            if m and reading:
+                self._field(ctx, reading, m["key"].lower(), m["value"], number, line)
+        self._flush(ctx, reading)
+
+    @staticmethod
+    def _field(ctx: ParseContext, reading: PortReading, key: str, value: str, number: int, line: str) -> None:
+        if key == "state":
+            reading.state, reading.number, reading.line = state_of(value), number, line
+        elif key in ("physical state", "phys state"):
+            reading.phys_state = phys_of(value)
+        elif key == "rate":
+            m = re.match(r"[\d.]+", value)
+            reading.rate_gbps = float(m[0]) if m else -1
+        elif key in ("link layer", "link_layer"):
+            reading.link_layer = value
+        elif key == "default gid":
+            emit_gid(ctx, number, line, reading.device, reading.port, 0, value, "")
+
+    @staticmethod
+    def _flush(ctx: ParseContext, reading: PortReading | None) -> None:
+        if reading:
+            reading.emit(ctx)
+        return None

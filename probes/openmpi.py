@@ -1,0 +1,173 @@
+"""Open MPI (mpirun/ORTE/PRRTE), UCX and PMIx in their own words, mapped to the facts PyTorch failures give.
+
+Sample input (Open MPI 4.1 help blocks span several lines; the values come a few lines after the title):
+    WARNING: An invalid value was given for btl_tcp_if_include.  This
+      Local host: node1
+      Value:      eth9
+      Message:    Unknown interface name
+    WARNING: Open MPI failed to TCP connect to a peer MPI process.  ...  Message: connect() to 10.0.0.2:1024 failed
+      Error: Connection refused (111)
+    A process or daemon was unable to complete a TCP connection ... Remote host: node2
+    At least one pair of MPI processes are unable to reach each other for MPI communications.
+    WARNING: Open MPI accepted a TCP connection from what appears to be a another Open MPI process but cannot find ...
+    ORTE was unable to reliably start one or more daemons.
+    [..] [node1:9266 :0] ucp_context.c:1014 UCX  WARN  network device 'eth9' is not available, please use one or more of: 'eth0'(tcp)
+    [..] ucp_context.c:1276 UCX  ERROR no usable transports/devices (asked tcp on network:eth9 )
+    The user requested CUDA support with the --mca mpi_cuda_support 1 flag but the library was not compiled with any support.
+    mca:opal:base:param:opal_built_with_cuda_support:value:false                      (ompi_info --parsable --all)
+    The application appears to have been direct launched using "srun", but OMPI was not built with SLURM's PMI support
+    [node001:94018] PMIX ERROR: NOT-FOUND in file ptl_usock.c at line 175
+    mpirun noticed that process rank 1 with PID 9647 on node node1 exited on signal 11 (Segmentation fault).
+    mpirun --allow-run-as-root -np 2 --mca btl_tcp_if_include lo ./a.out            (-> env.var OMPI_MCA_btl_tcp_if_include)
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from doctor.facts.env import EnvVar
+from doctor.facts.launch import ConnectError, IfnameError, LaunchConfigError
+from doctor.facts.launchers import MpiCudaSupport, RemoteLaunchError, WorkerExit
+from doctor.probing.contract import LineProbe, ParseContext
+from doctor.probing.lines import address_class
+from probes.remote_shell import outcome_of
+
+_HOST = re.compile(r"^\s*\[(?P<host>[A-Za-z0-9][\w.\-]*):\s*\d+(?:\s*:\d+)?\]")      # [node1:12345] or [node1:9266 :0]
+_UCX_HOST = re.compile(r"\[\d+\.\d+\]\s+\[(?P<host>[\w.\-]+):\d+\s*:\d+\]")
+_BLOCKS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("if_value", re.compile(r"An invalid value was given for (?P<param>\w+_if_(?:in|ex)clude)")),
+    ("peer_connect", re.compile(r"Open MPI failed to TCP connect to a peer MPI process")),
+    ("daemon_connect", re.compile(r"unable to complete a TCP connection")),
+    ("exit_status", re.compile(r"detected that one or more processes exited with non-zero status")),
+)
+_FIELD = re.compile(r"^\s*(?P<key>Local host|Remote host|Value|Message|Error|Exit code|Process name):\s*(?P<value>.*?)\s*$")
+_CONNECT_TO = re.compile(r"connect\(\) to (?P<host>[\w.:\-]+?):(?P<port>\d+) failed")
+_UNREACHABLE = re.compile(r"At least one pair of MPI processes are unable to reach each other")
+_MISDIRECTED = re.compile(r"Open MPI accepted a TCP connection from what appears to be a")
+_DAEMONS = re.compile(r"(?:ORTE|PRTE|prterun|mpirun) was unable to (?:reliably )?start one or more daemons")
+_UCX_DEVICE = re.compile(r"UCX\s+WARN\s+network device '(?P<dev>[^']+)' is not available")
+_UCX_NONE = re.compile(r"UCX\s+ERROR\s+no usable transports/devices \(asked \S+ on network:(?P<dev>[^\s)]+)")
+_UCX_CONNECT = re.compile(r"UCX\s+ERROR.*?(?P<host>\d{1,3}(?:\.\d{1,3}){3}):(?P<port>\d+)\)? failed:? (?P<err>.+)$")
+_CUDA_REQUESTED = re.compile(r"requested CUDA support with the --mca mpi_cuda_support 1 flag")
+_CUDA_BUILT = re.compile(r"(?:opal|mpi)_built_with_cuda_support(?::value:|\" \(current value: \")(?P<v>true|false)")
+_SRUN_PMI = re.compile(r"direct launched using \"?srun\"?")
+_PMIX = re.compile(r"(?P<what>PMIX ERROR: [\w\-]+|PMIx_Init failed|PMI2?_Init failed to intiali[sz]e|OPAL ERROR: \w+ in file pmix\w*)")
+_SIGNAL = re.compile(r"(?:mpirun|prterun) noticed that process rank (?P<rank>\d+) with PID \d+ on node (?P<node>\S+) "
+                     r"exited on signal (?P<sig>\d+) \((?P<name>[^)]+)\)")
+_MCA = re.compile(r"(?:^|\s)--?mca\s+(?P<name>\w+)\s+(?P<value>\"[^\"]*\"|'[^']*'|\S+)")
+_LAUNCHER = re.compile(r"\b(?:mpirun|mpiexec|orterun|prterun|horovodrun)\b")
+_SIGNAMES = {"Segmentation fault": "SIGSEGV", "Killed": "SIGKILL", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
+             "Terminated": "SIGTERM"}
+
+
+class OpenMpi(LineProbe):
+    name = "openmpi"
+    yields = ("net.connect_error", "net.ifname_error", "launch.config_error", "launch.remote_error",
+              "launch.worker_exit", "mpi.cuda_support", "env.var")
+    triggers = ("invalid value was given for", "failed to TCP connect", "unable to complete a TCP connection",
+                "exited with non-zero status", "Local host:", "Remote host:", "  Value:", "  Message:", "  Error:",
+                "Exit code:", "Process name:", "unable to reach each other", "accepted a TCP connection from",
+                "unable to reliably start", "unable to start one or more daemons", "UCX", "mpi_cuda_support",
+                "built_with_cuda_support", "direct launched using", "PMIX ERROR", "PMIx_Init", "PMI_Init", "PMI2_Init",
+                "OPAL ERROR", "noticed that process rank", "-mca ", "--mca ")
+
+    def __init__(self, ctx: ParseContext) -> None:
+        super().__init__(ctx)
+        self.block: dict[str, Any] | None = None       # an open help block: kind, first line, values so far
+
+    def feed(self, line_no: int, line: str) -> None:
+        if self._open_block(line_no, line) or self._block_field(line_no, line):
+            return
+        for handler in (self._mpi_lines, self._ucx, self._cuda_and_pmi, self._command):
+            if handler(line_no, line):
+                return
+
+    def _node(self, line: str) -> str | None:
+        m = _HOST.match(line) or _UCX_HOST.search(line)
+        return m["host"] if m else None
+
+    def _open_block(self, n: int, line: str) -> bool:
+        for kind, pattern in _BLOCKS:
+            if (m := pattern.search(line)):
+                self.block = {"kind": kind, "line_no": n, "line": line, "param": m.groupdict().get("param", "")}
+                return True
+        return False
+
+    def _block_field(self, n: int, line: str) -> bool:
+        b = self.block
+        m = _FIELD.match(line)
+        if not b or not m:
+            return False
+        if n - b["line_no"] > 16:
+            self.block = None
+            return False
+        b[m["key"]] = m["value"]
+        node = b.get("Local host") or None
+        if b["kind"] == "if_value" and m["key"] == "Message":
+            self.ctx.emit(IfnameError, n, line, node=node, ifname=b.get("Value", ""), transport="mpi")
+            self.block = None
+        elif b["kind"] == "peer_connect" and m["key"] == "Error":
+            target = _CONNECT_TO.search(b.get("Message", ""))
+            host, port = (target["host"], int(target["port"])) if target else ("", -1)
+            self._connect(n, line, host, port, outcome_of(m["value"]), node)
+            self.block = None
+        elif b["kind"] == "daemon_connect" and m["key"] == "Remote host":
+            self._connect(b["line_no"], b["line"], m["value"], -1, "other", node)
+            self.block = None
+        elif b["kind"] == "exit_status" and m["key"] == "Exit code":
+            rank = re.search(r",(\d+)\]\]?$", b.get("Process name", ""))
+            launcher = "horovodrun" if "Horovod" in b["line"] else "mpirun"
+            self.ctx.emit(WorkerExit, n, line, rank=int(rank.group(1)) if rank else -1, launcher=launcher,
+                          code=int(m["value"]) if m["value"].lstrip("-").isdigit() else 0)
+            self.block = None
+        return True
+
+    def _connect(self, n: int, line: str, host: str, port: int, outcome: str, node: str | None,
+                 transport: str = "mpi") -> None:
+        loopback, link_local = address_class(host) if host else (False, False)
+        self.ctx.emit(ConnectError, n, line, node=node, host=host, port=port, outcome=outcome, transport=transport,
+                      loopback=loopback, link_local=link_local)
+
+    def _mpi_lines(self, n: int, line: str) -> bool:
+        if _UNREACHABLE.search(line):
+            self._connect(n, line, "", -1, "unreachable", None)
+        elif _MISDIRECTED.search(line):
+            self._connect(n, line, "", -1, "misdirected", None)
+        elif _DAEMONS.search(line):
+            self.ctx.emit(RemoteLaunchError, n, line, launcher="mpirun", reason="daemon")
+        elif (m := _SIGNAL.search(line)):
+            self.ctx.emit(WorkerExit, n, line, node=m["node"], rank=int(m["rank"]), launcher="mpirun",
+                          code=-int(m["sig"]), signal=_SIGNAMES.get(m["name"], m["name"]))
+        else:
+            return False
+        return True
+
+    def _ucx(self, n: int, line: str) -> bool:
+        if (m := _UCX_DEVICE.search(line) or _UCX_NONE.search(line)):
+            self.ctx.emit(IfnameError, n, line, node=self._node(line), ifname=m["dev"].split(":")[0], transport="ucx")
+        elif (m := _UCX_CONNECT.search(line)):
+            self._connect(n, line, m["host"], int(m["port"]), outcome_of(m["err"]), self._node(line), "ucx")
+        else:
+            return False
+        return True
+
+    def _cuda_and_pmi(self, n: int, line: str) -> bool:
+        if _CUDA_REQUESTED.search(line):
+            self.ctx.emit(MpiCudaSupport, n, line, node=self._node(line), built=False, requested=True, source="runtime")
+        elif (m := _CUDA_BUILT.search(line)):
+            self.ctx.emit(MpiCudaSupport, n, line, built=m["v"] == "true", source="ompi_info")
+        elif _SRUN_PMI.search(line):
+            self.ctx.emit(LaunchConfigError, n, line, node=self._node(line),
+                          what="MPI: direct-launched by srun, but Open MPI lacks Slurm's PMI support")
+        elif (m := _PMIX.search(line)):
+            self.ctx.emit(LaunchConfigError, n, line, node=self._node(line), what=f"MPI: {m['what']}")
+        else:
+            return False
+        return True
+
+    def _command(self, n: int, line: str) -> bool:
+        if not _LAUNCHER.search(line):
+            return False
+        for m in _MCA.finditer(line):
+            self.ctx.emit(EnvVar, n, line, name=f"OMPI_MCA_{m['name']}", value=m["value"].strip("\"'"), source="command")
+        return True

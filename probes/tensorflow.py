@@ -1,0 +1,86 @@
+"""TensorFlow multi-worker training (MultiWorkerMirroredStrategy / CollectiveAllReduce, gRPC) in its own words.
+
+Sample input:
+    ValueError: If "cluster" is set in TF_CONFIG, it must have one "chief" node.
+    ValueError: worker is not a valid task_type in the cluster_spec: ...
+    Connect failed: {"created":"@1521525449.30","description":"Failed to connect to remote host: OS Error","errno":111,
+        ...,"os_error":"Connection refused","syscall":"connect","target_address":"ipv4:10.0.1.4:14417"}
+    UNAVAILABLE: failed to connect to all addresses; last error: UNKNOWN: ipv4:10.0.0.2:12345: Failed to connect to remote host: Connection refused
+    ERROR:tensorflow:Remote function on worker /job:worker/replica:0/task:1 failed with UnavailableError():failed to connect to all addresses
+    ERROR:tensorflow:Cluster check alive failed, /job:worker/replica:0/task:1 is down, aborting collectives: Deadline Exceeded
+    E tensorflow/core/common_runtime/base_collective_executor.cc:249] BaseCollectiveExecutor::StartAbort DEADLINE_EXCEEDED: Deadline Exceeded
+    tensorflow.python.framework.errors_impl.UnavailableError: Collective ops is aborted by: failed to connect to all addresses
+"""
+from __future__ import annotations
+
+import re
+
+from doctor.facts.collective import CollectiveTimeout, PeerLost
+from doctor.facts.launch import ConnectError, LaunchConfigError
+from doctor.probing.contract import LineProbe
+from doctor.probing.lines import address_class
+from probes.remote_shell import outcome_of
+
+_GRPC_OLD = re.compile(r'"os_error":"(?P<err>[^"]+)".*?"target_address":"ipv[46]:(?P<host>\[[^\]]+\]|[\d.]+):(?P<port>\d+)"')
+_GRPC_NEW = re.compile(r"ipv[46]:(?P<host>\[[^\]]+\]|[\d.]+):(?P<port>\d+): Failed to connect to remote host: (?P<err>[^\";\n]+)")
+_GRPC_ANY = re.compile(r"failed to connect to all addresses")
+_TASK = re.compile(r"(?P<task>/job:\w+/replica:\d+/task:\d+)")
+_CONFIG = re.compile(r"(?:ValueError|KeyError|JSONDecodeError|RuntimeError):\s*(?P<msg>.*(?:TF_CONFIG|cluster_spec|task_type|"
+                     r"task type|\"chief\" node|ClusterSpec|task index|task_id).*)$")
+_DOWN = re.compile(r"Cluster check alive failed, (?P<task>\S+) is down")
+_ABORTED = re.compile(r"Collective ops is aborted by: (?P<why>.+)$")
+_DEADLINE = re.compile(r"StartAbort (?:DEADLINE_EXCEEDED|Deadline [Ee]xceeded)|DeadlineExceededError")
+_RING = re.compile(r"Aborting (?:RingReduce|RingGatherer|HierarchicalTreeBroadcaster) with (?P<why>.+)$")
+_TIMEOUT_WORDS = re.compile(r"deadline|timed? ?out", re.I)
+
+
+class TensorFlow(LineProbe):
+    name = "tensorflow"
+    yields = ("net.connect_error", "launch.config_error", "collective.peer_lost", "collective.timeout")
+    triggers = ("target_address", "Failed to connect to remote host", "failed to connect to all addresses", "TF_CONFIG",
+                "cluster_spec", "task_type", "task type", "ClusterSpec", "Cluster check alive failed",
+                "Collective ops is aborted", "StartAbort", "DeadlineExceededError", "Aborting Ring")
+
+    def feed(self, line_no: int, line: str) -> None:
+        for handler in (self._config, self._grpc, self._collectives):
+            if handler(line_no, line):
+                return
+
+    def _config(self, n: int, line: str) -> bool:
+        m = _CONFIG.search(line)
+        if not m:
+            return False
+        self.ctx.emit(LaunchConfigError, n, line, what=f"TF_CONFIG: {m['msg'].strip()[:160]}")
+        return True
+
+    def _grpc(self, n: int, line: str) -> bool:
+        m = _GRPC_OLD.search(line) or _GRPC_NEW.search(line)
+        if m:
+            host = m["host"].strip("[]")
+            self._connect(n, line, host, int(m["port"]), outcome_of(m["err"]))
+            return True
+        if _GRPC_ANY.search(line) and "Collective ops is aborted" not in line:
+            task = _TASK.search(line)
+            self._connect(n, line, task["task"] if task else "", -1, "other")
+            return True
+        return False
+
+    def _connect(self, n: int, line: str, host: str, port: int, outcome: str) -> None:
+        loopback, link_local = address_class(host) if host and not host.startswith("/job") else (False, False)
+        self.ctx.emit(ConnectError, n, line, host=host, port=port, outcome=outcome, transport="grpc",
+                      loopback=loopback, link_local=link_local)
+
+    def _collectives(self, n: int, line: str) -> bool:
+        if (m := _DOWN.search(line)):
+            self.ctx.emit(PeerLost, n, line, peer=m["task"].rstrip(","), reason="exited")
+        elif (m := _ABORTED.search(line)) or (m := _RING.search(line)):
+            if _TIMEOUT_WORDS.search(m["why"]):
+                self.ctx.emit(CollectiveTimeout, n, line, backend="tensorflow", op="collective")
+            else:
+                task = _TASK.search(line)
+                self.ctx.emit(PeerLost, n, line, peer=task["task"] if task else "a worker", reason="remote_error")
+        elif _DEADLINE.search(line):
+            self.ctx.emit(CollectiveTimeout, n, line, backend="tensorflow", op="collective")
+        else:
+            return False
+        return True

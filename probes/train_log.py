@@ -1,0 +1,65 @@
+"""Training logs with per-step timings: mmcv/mmengine, detectron2, timm, nanoGPT-style and plain prints.
+
+Sample input:
+    Epoch [1][50/1000]	lr: 1.000e-02, eta: 1:23:45, time: 0.532, data_time: 0.412, memory: 3000, loss: 1.2
+    [rank1] step 4: loss=0.75 step_time=1.602s compute=1.600s comm=0.001s
+    Train: 0 [ 100/1251 (  8%)]  Loss: 6.9 (6.9)  Time: 0.412s,  621.12/s  LR: 1.0e-03  Data: 0.012 (0.015)
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from statistics import median
+
+from doctor.facts.train import TrainSteps
+from doctor.probing.contract import LineProbe, ParseContext
+from doctor.probing.lines import who
+
+_VALUE = r"\s*[:=]?\s*(?P<v>\d+(?:\.\d+)?)\s*(?P<u>ms|s)?\b"
+_KEYS: dict[str, re.Pattern[str]] = {
+    "step": re.compile(r"(?<![\w])(?:step_time|iter_time|batch_time|time|Time)" + _VALUE),
+    "data": re.compile(r"(?<![\w])(?:data_time|data_wait|dataloader_time|Data)" + _VALUE),
+    "compute": re.compile(r"(?<![\w])(?:compute|compute_time|fwd_bwd)" + _VALUE),
+    "comm": re.compile(r"(?<![\w])(?:comm|comm_time|allreduce_time|sync_time)" + _VALUE),
+}
+_WARMUP_STEPS = 1
+
+
+def _seconds(m: re.Match[str]) -> float:
+    value = float(m["v"])
+    return value / 1000 if m["u"] == "ms" else value
+
+
+class TrainLog(LineProbe):
+    name = "train_log"
+    yields = ("train.steps",)
+    triggers = ("data_time", "step_time", "iter_time", "batch_time", "time: ", "time=", " time ", "Time: ", "Data: ", "comm")
+
+    def __init__(self, ctx: ParseContext) -> None:
+        super().__init__(ctx)
+        self.samples: dict[tuple[str, int], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        self.first: dict[tuple[str, int], tuple[int, str]] = {}
+
+    def feed(self, line_no: int, line: str) -> None:
+        writer = who(line, self.ctx.node)
+        values = {key: _seconds(m) for key, pattern in _KEYS.items() if (m := pattern.search(writer.body))}
+        if "step" not in values or ("data" not in values and "compute" not in values and "comm" not in values):
+            return
+        key = (writer.node, writer.rank)
+        self.first.setdefault(key, (line_no, line))
+        for name, value in values.items():
+            self.samples[key][name].append(value)
+
+    def finish(self) -> None:
+        for key, series in self.samples.items():
+            steps = series["step"][_WARMUP_STEPS:] or series["step"]
+            if len(steps) < 2:
+                continue
+            med = {name: median(vals[_WARMUP_STEPS:] or vals) if vals else -1.0 for name, vals in series.items()}
+            step = med["step"]
+            line_no, line = self.first[key]
+            self.ctx.emit(TrainSteps, line_no, line, node=key[0], rank=key[1], steps=len(series["step"]),
+                          step_s=step, data_s=med.get("data", -1.0), compute_s=med.get("compute", -1.0),
+                          comm_s=med.get("comm", -1.0),
+                          data_share=med["data"] / step if "data" in med and step > 0 else -1.0,
+                          comm_share=med["comm"] / step if "comm" in med and step > 0 else -1.0)

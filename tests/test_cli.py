@@ -1,0 +1,57 @@
+"""The CLI contract: exit codes, the JSON report shape (DESIGN section 6), one-line errors."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHM_LOG = REPO / "fixtures" / "logs" / "nccl-shm-no-space.log"
+
+
+def test_json_report_shape(doctor_cli) -> None:
+    proc = doctor_cli("analyze", "--json", str(SHM_LOG))
+    assert proc.returncode == 1
+    data = json.loads(proc.stdout)
+    assert data["schema"] == "doctor.report/1"
+    top = data["diagnoses"][0]
+    assert set(top) >= {"cause", "title", "confidence", "rules", "evidence", "fix"}
+    assert top["cause"] == "shm_too_small"
+    assert {"source", "line", "text"} <= set(top["evidence"][0])
+    assert top["evidence"][0]["source"].endswith("nccl-shm-no-space.log")
+    assert data["inputs"][0]["status"] == "ok"
+
+
+def test_nothing_found_exits_zero(doctor_cli, tmp_path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("epoch 1 step 10 loss 2.31\nepoch 1 step 20 loss 2.11\n")
+    proc = doctor_cli("analyze", str(log))
+    assert proc.returncode == 0, proc.stderr
+    assert "No known cause" in proc.stdout
+
+
+def test_missing_path_is_one_line_exit_2(doctor_cli, tmp_path) -> None:
+    proc = doctor_cli("analyze", str(tmp_path / "nope.log"))
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "no such file" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_usage_exits_2(doctor_cli) -> None:
+    proc = doctor_cli("analyze", "--symptom", "sleepy", str(SHM_LOG))
+    assert proc.returncode == 2
+
+
+def test_symptom_reorders_toward_explaining_causes(doctor_cli) -> None:
+    topo = REPO / "fixtures" / "probes" / "topo_matrix" / "pcie-4gpu-pxb-pix-sys.txt"
+    plain = json.loads(doctor_cli("analyze", "--json", str(topo)).stdout)["diagnoses"]
+    slow = json.loads(doctor_cli("analyze", "--json", "--symptom", "slow_training", str(topo)).stdout)["diagnoses"]
+    assert plain[0]["cause"] == "p2p_broken"
+    assert slow[0]["cause"] == "no_nvlink_topology"
+
+
+def test_rules_and_explain(doctor_cli) -> None:
+    listing = doctor_cli("rules")
+    assert listing.returncode == 0 and "NET001" in listing.stdout
+    page = doctor_cli("explain", "NET001")
+    assert page.returncode == 0 and "Why" in page.stdout and "port_blocked" in page.stdout
+    assert doctor_cli("explain", "NOPE999").returncode == 2

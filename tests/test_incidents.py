@@ -1,0 +1,47 @@
+"""Every incident (fixtures/incidents/<name>/, answer in <name>.expected.yaml beside it) is diagnosed: the expected
+cause on top, or, for a healthy run, nothing at or above 0.5."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from doctor.diagnose import diagnose_files
+
+INCIDENTS = Path(__file__).resolve().parents[1] / "fixtures" / "incidents"
+CASES = sorted(p.with_name(p.name.removesuffix(".expected.yaml")) for p in INCIDENTS.glob("*.expected.yaml"))
+HEALTHY_BELOW = 0.5
+
+
+def answer(case: Path) -> dict:
+    return yaml.safe_load(case.with_name(case.name + ".expected.yaml").read_text())
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_incident_top_cause(case: Path) -> None:
+    expected = answer(case)
+    report = diagnose_files([str(case)])
+    got = [(d.cause, d.confidence) for d in report.diagnoses]
+    if expected["cause"] == "healthy":
+        assert all(conf < HEALTHY_BELOW for _, conf in got), got
+        return
+    accept = {expected["cause"], *(expected.get("also_acceptable") or [])}
+    assert got and got[0][0] in accept, f"{case.name}: want {accept}, got {got}"
+    assert report.diagnoses[0].evidence, "the top diagnosis must quote its evidence"
+
+
+def test_readme_main_job_prints_cause_evidence_and_fix(doctor_cli) -> None:
+    """`doctor analyze fixtures/incidents/<any>` prints the right cause, its evidence line and the fix."""
+    case = next(c for c in CASES if answer(c)["cause"] != "healthy")
+    expected = answer(case)
+    proc = doctor_cli("analyze", str(case))
+    assert proc.returncode == 1, proc.stderr
+    assert expected["cause"] in proc.stdout
+    assert "Evidence" in proc.stdout and "Fix:" in proc.stdout
+    data = json.loads(doctor_cli("analyze", "--json", str(case)).stdout)
+    top = data["diagnoses"][0]
+    assert top["evidence"][0]["line"] > 0 and top["evidence"][0]["text"]
+    flat = " ".join(proc.stdout.split())
+    assert " ".join(top["evidence"][0]["text"].split())[:60] in flat, "the evidence line is quoted in the text report"
