@@ -12,12 +12,10 @@ from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from doctor.traces.events import COMM, COMPUTE, bus_factor
+from doctor.traces.events import COMM, COMPUTE
 from doctor.traces.rank import Comm, RankTrace, Step
 from doctor.traces.timebits import TimeBits
-
-LARGE_MESSAGE = 8 * 2**20            # bandwidth is judged on messages of at least this size
-
+from doctor.traces.totals import Bandwidth, Group, HtaTotals, best_bandwidth, hta_totals
 
 @dataclass
 class StepFigures:
@@ -38,42 +36,12 @@ class StepFigures:
 
 
 @dataclass
-class HtaTotals:
-    kernel_time_us: int
-    idle_pct: float
-    compute_pct: float
-    non_compute_pct: float
-    comm_pct: float                  # communication kernels running, share of the span
-    overlap_pct: float               # -1 when there is no communication
-
-
-@dataclass
-class Bandwidth:
-    step: int
-    index: int
-    name: str
-    kind: str
-    nbytes: float
-    busbw_gbps: float
-    group: int
-
-
-@dataclass
 class RankFigures:
     device: str
     steps: list[StepFigures] = field(default_factory=list)
     hta: HtaTotals | None = None
     comms: list[tuple[int, Comm]] = field(default_factory=list)     # (step number, collective), in order
     bandwidth: Bandwidth | None = None
-
-
-class _Group:
-    """The kernels of one step: unions of all, compute and communication kernels."""
-
-    __slots__ = ("all", "compute", "comm")
-
-    def __init__(self) -> None:
-        self.all, self.compute, self.comm = TimeBits(), TimeBits(), TimeBits()
 
 
 def choose_steps(trace: RankTrace) -> list[Step]:
@@ -119,7 +87,7 @@ def finish(trace: RankTrace) -> RankFigures:
         _gpu_steps(trace, steps, locate, figures)
     else:
         _cpu_steps(trace, steps, figures)
-    figures.bandwidth = _best_bandwidth(figures.comms)
+    figures.bandwidth = best_bandwidth(figures.comms)
     return figures
 
 
@@ -140,7 +108,7 @@ def _gpu_steps(trace: RankTrace, steps: list[Step], locate: _Locator, figures: R
     """HTA's window in one pass over the kernels; then each step's kernels on their own (memory: one step)."""
     filtering = sum(s.profiler for s in steps) >= 2
     last_start = steps[-1].start if steps else 0
-    window = _Group()
+    window = Group()
     by_step: list[array] = [array("l") for _ in steps]
     for j in range(len(trace.k_start)):
         launch = trace.launches.get(trace.k_corr[j]) if trace.k_corr[j] >= 0 else None
@@ -151,15 +119,15 @@ def _gpu_steps(trace: RankTrace, steps: list[Step], locate: _Locator, figures: R
             by_step[where].append(j)
     prev_end: int | None = None
     for st, s, members in zip(figures.steps, steps, by_step):
-        group = _Group()
+        group = Group()
         for j in members:
             _add(group, trace, j)
         prev_end = _step_figures(st, s, group, prev_end)
     _copies_and_top(trace, steps, locate, figures)
-    figures.hta = _hta(window)
+    figures.hta = hta_totals(window)
 
 
-def _add(group: _Group, trace: RankTrace, j: int) -> None:
+def _add(group: Group, trace: RankTrace, j: int) -> None:
     start, end, klass = trace.k_start[j], trace.k_end[j], trace.k_class[j]
     group.all.add(start, end)
     if klass == COMPUTE:
@@ -168,7 +136,7 @@ def _add(group: _Group, trace: RankTrace, j: int) -> None:
         group.comm.add(start, end)
 
 
-def _step_figures(st: StepFigures, s: Step, group: _Group, prev_end: int | None) -> int | None:
+def _step_figures(st: StepFigures, s: Step, group: Group, prev_end: int | None) -> int | None:
     """Fill one step's GPU figures; returns the end of its last kernel (the next step's reference)."""
     bounds = group.all.bounds()
     if bounds is None:
@@ -198,19 +166,6 @@ def _copies_and_top(trace: RankTrace, steps: list[Step], locate: _Locator, figur
             st.top_comm, st.top_comm_us = c.name, c.end - c.start
 
 
-def _hta(window: _Group) -> HtaTotals | None:
-    bounds = window.all.bounds()
-    if bounds is None:
-        return None
-    span = bounds[1] - bounds[0]
-    idle = span - window.all.count()
-    busy_compute = window.compute.count()
-    comm_total = window.comm.count()
-    overlap = 100.0 * window.comm.count_and(window.compute) / comm_total if comm_total else -1.0
-    pct = (lambda v: 100.0 * v / span) if span else (lambda v: 0.0)
-    return HtaTotals(span, pct(idle), pct(busy_compute), pct(span - busy_compute - idle), pct(comm_total), overlap)
-
-
 def _comms(trace: RankTrace, steps: list[Step], locate: _Locator) -> list[tuple[int, Comm]]:
     out: list[tuple[int, Comm]] = []
     for c in trace.comms:
@@ -220,15 +175,3 @@ def _comms(trace: RankTrace, steps: list[Step], locate: _Locator) -> list[tuple[
             out.append((steps[i].number, c))
     out.sort(key=lambda item: (item[1].start, item[1].index))
     return out
-
-
-def _best_bandwidth(comms: list[tuple[int, Comm]]) -> Bandwidth | None:
-    best: Bandwidth | None = None
-    for step, c in comms:
-        seconds = (c.end - c.start) / 1e6
-        if c.nbytes < LARGE_MESSAGE or seconds <= 0 or c.corr < 0:
-            continue
-        busbw = c.nbytes / seconds * bus_factor(c.kind, c.group) / 1e9
-        if best is None or busbw > best.busbw_gbps:
-            best = Bandwidth(step, c.index, c.name, c.kind, c.nbytes, busbw, c.group)
-    return best
