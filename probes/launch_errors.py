@@ -19,6 +19,7 @@ from doctor.probing.lines import address_class, errno_of
 
 _CLIENT_TIMEOUT = re.compile(r"client socket has timed out after \d+\s*m?s while trying to connect to "
                              r"(?:\((?P<host>[^,]+),\s*(?P<port>\d+)\)|\[?(?P<host2>[^\s\]]+?)\]?:(?P<port2>\d+))")
+_HEARTBEAT = re.compile(r"should dump|heartbeat|Heartbeat|dump_debug_info")   # the NCCL monitor polling a store that went away
 _PLAIN_CONNECT = re.compile(r"^\s*(?:RuntimeError|ConnectionError|TimeoutError|ConnectionRefusedError|socket\.timeout)\s*:\s*"
                             r"(?:\[Errno \d+\]\s*)?(?P<what>Connection timed out|Connection refused|timed out)\.?\s*$")
 _RDZV_CONNECT = re.compile(r"RendezvousConnectionError|connection to the C10d store has failed")
@@ -75,7 +76,7 @@ class LaunchErrors(LineProbe):
         m = _CLIENT_FAILED.search(line)
         if m:
             return self._connect(n, line, m["host"] or "", m["port"] or "-1", _outcome(line), "store")
-        if _OLD_CONNECT_TIMEOUT.search(line):
+        if _OLD_CONNECT_TIMEOUT.search(line) and not _HEARTBEAT.search(line):
             return self._connect(n, line, "", "-1", "timeout", "store")
         m = _PLAIN_CONNECT.search(line)
         if m:

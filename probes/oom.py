@@ -84,7 +84,10 @@ def derive(values: dict[str, float], listed: list[float], device: int) -> dict[s
 class OomMessages(LineProbe):
     name = "oom"
     yields = ("oom.event",)
-    triggers = _START + ("GiB", "MiB", "KiB", "PyTorch", "capacity", "free")
+    # Continuation lines of a hard-wrapped message hold one of these phrases (units alone would make every
+    # training step line with a memory column a candidate, the main cost of a multi-GB scan).
+    triggers = _START + ("PyTorch", "allocated", "capacity", "capacty", "of which", " free", "free;", "memory in use",
+                         "cached)")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -93,8 +96,10 @@ class OomMessages(LineProbe):
         self.last = 0
 
     def feed(self, line_no: int, line: str) -> None:
-        body = who(line, self.ctx.node).body
         starts = any(s in line for s in _START)
+        if not starts and not self.start:
+            return
+        body = who(line, self.ctx.node).body
         if self.start and (starts or line_no > self.last + 1):
             self._close()
         if starts:

@@ -1,22 +1,9 @@
 """Shared test helpers: the repository root, the shared folder, and a CLI runner in a subprocess."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-
-
-def run_doctor(*args: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `python -m doctor ARGS` as a user would, from the repository root."""
-    full_env = dict(os.environ, PYTHONPATH=str(REPO), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "doctor", *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=REPO, env=full_env)
+from doctor_cli import REPO, SHARED, run_doctor  # noqa: F401  (re-exported for tests)
 
 
 @pytest.fixture

@@ -211,3 +211,12 @@ def test_rank_traces_read_side_by_side_give_the_same_report(monkeypatch: pytest.
     assert [f.as_dict() for f in side_by_side.facts] == [f.as_dict() for f in one_by_one.facts]
     assert [(d.cause, d.confidence) for d in side_by_side.diagnoses] == [(d.cause, d.confidence) for d in one_by_one.diagnoses]
     assert [str(f.origin) for f in side_by_side.facts] == [str(f.origin) for f in one_by_one.facts]
+
+
+def test_every_fact_kind_is_registered_once() -> None:
+    from collections import Counter
+
+    from doctor.facts import _ALL, FACT_KINDS
+    twice = [kind for kind, n in Counter(cls.KIND for cls in _ALL).items() if n > 1]
+    assert not twice and len(FACT_KINDS) == len(_ALL)
+    assert {"trace.step", "trace.rank", "trace.straggler", "gpu.utilisation", "memory.snapshot"} <= set(FACT_KINDS)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from doctor.facts.base import NO_ORIGIN, Fact, Origin, field_names, field_types
+from doctor.facts.cluster import (BusBandwidth, BusbwCheck, ClusterRank, JobIbSummary, NodeInfo, NodeSkew, PairBandwidth,
+                                  PairReach, PcieSummary, RankTiming, RendezvousResult, SlowLink, Straggler)
 from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost, RankLag, UnusedParameters
 from doctor.facts.fabric import ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, RailLayout, TopoAffinity
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
@@ -12,12 +14,13 @@ from doctor.facts.memory import MemorySnapshot
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  IfnameError, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
-from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, Straggler, TraceCollectives,
+from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, TraceCollectives, TraceStraggler,
                                TraceJob, TraceRank, TraceStep)
 from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbEvent, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
                                NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
 from doctor.facts.reachability import Reachability
+from doctor.facts.policy import PolicyCount, PolicyEqual, PolicyForbid, PolicyMin, PolicyPin, PolicyRequire
 from doctor.facts.status import ProbeStatus
 from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoNic, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
@@ -52,9 +55,14 @@ _ALL: tuple[type[Fact], ...] = (
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
     IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth,
     # speed: profiler traces, skew across ranks, utilisation
-    TraceStep, TraceRank, TraceCollectives, TraceJob, Straggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
+    TraceStep, TraceRank, TraceCollectives, TraceJob, TraceStraggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
     # gathering
     ProbeStatus,
+    # whole job (doctor cluster) and what it derives
+    ClusterRank, NodeInfo, RendezvousResult, PairReach, BusBandwidth, PairBandwidth, RankTiming,
+    NodeSkew, SlowLink, Straggler, BusbwCheck, PcieSummary, JobIbSummary,
+    # a node policy compiled into facts (doctor check)
+    PolicyMin, PolicyCount, PolicyRequire, PolicyPin, PolicyEqual, PolicyForbid,
 )
 
 FACT_KINDS: dict[str, type[Fact]] = {cls.KIND: cls for cls in _ALL}

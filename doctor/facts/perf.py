@@ -105,7 +105,7 @@ class TraceJob(Fact):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class Straggler(Fact):
+class TraceStraggler(Fact):
     """A rank that arrives last at collectives: the others' collectives last longer while they wait for it."""
 
     KIND = "trace.straggler"

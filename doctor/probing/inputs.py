@@ -3,11 +3,14 @@
 Uploaded files are untrusted. Archives are unpacked into a private temporary folder with every
 member name flattened to a safe relative path (no absolute paths, no '..', no links, no devices),
 and with caps on member count, member size and total size. Nothing is executed or unpickled.
+A member that is not unpacked (unsafe name, link, over a size cap) is still listed, as skipped.
+The size caps can be lowered for tests with DOCTOR_MAX_MEMBER_BYTES / DOCTOR_MAX_TOTAL_BYTES.
 """
 from __future__ import annotations
 
 import gzip
 import os
+import zlib
 import shutil
 import tarfile
 import tempfile
@@ -19,10 +22,11 @@ from typing import Iterator
 from doctor.errors import InputError
 
 MAX_MEMBERS = 10_000
-MAX_MEMBER_BYTES = 4 * 2**30
-MAX_TOTAL_BYTES = 8 * 2**30
+MAX_MEMBER_BYTES = int(os.environ.get("DOCTOR_MAX_MEMBER_BYTES", 4 * 2**30))
+MAX_TOTAL_BYTES = int(os.environ.get("DOCTOR_MAX_TOTAL_BYTES", 8 * 2**30))
 MAX_DEPTH = 2
 HEAD_BYTES = 65536
+_COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")   # gzip, bzip2, xz
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,17 @@ class InputFile:
     label: str            # what to call it in evidence (path as the user knows it, archive:member)
     node: str             # default node label for lines without a host prefix
     compressed: bool = False
+    skipped: str = ""     # why an archive member was not unpacked; path is then the archive
+    size: int = -1        # the member's declared size, when skipped
+
+
+@dataclass(frozen=True)
+class Member:
+    """One archive member: unpacked under `name`, or skipped for `reason`."""
+
+    name: str
+    reason: str = ""
+    size: int = -1
 
 
 def _node_label(label: str) -> str:
@@ -89,7 +104,13 @@ def _expand_one(path: Path, label: str, workspace: Workspace, depth: int) -> Ite
         target = workspace.new_dir()
         members = _unpack_tar(path, target, label) if kind == "tar" else _unpack_zip(path, target, label)
         for member in members:
-            yield from _expand_one(target / member, f"{label}:{member}", workspace, depth + 1)
+            where = f"{label}:{member.name}"
+            if member.reason:
+                yield InputFile(path, where, _node_label(where), skipped=member.reason, size=member.size)
+            else:
+                yield from _expand_one(target / member.name, where, workspace, depth + 1)
+        if not members:
+            yield InputFile(path, label, _node_label(label), skipped="an archive without files", size=path.stat().st_size)
         return
     yield InputFile(path, label, _node_label(label), compressed=_is_gzip(path))
 
@@ -100,41 +121,64 @@ def _is_gzip(path: Path) -> bool:
 
 
 def archive_kind(path: Path) -> str:
-    """'tar' (plain or compressed), 'zip', or '' — decided by content, not by name."""
+    """'tar' (plain or compressed), 'zip', or '' — decided by content, not by name.
+
+    A tar must hold a first member: tarfile.is_tarfile() also accepts any run of NUL blocks (a
+    zeroed or sparse file), which would otherwise vanish from the inputs as an "empty archive".
+    Only a file that starts like a tar or a compressed stream is tried: tarfile's probing of every
+    compression on an arbitrary file can read all of it (6 s for 50 MB of NULs through lzma).
+    """
     if zipfile.is_zipfile(path):
         return "zip"
+    with path.open("rb") as fh:
+        head = fh.read(512)
+    if not head.startswith(_COMPRESSED_MAGIC) and head[257:262] != b"ustar":
+        return ""
     try:
-        return "tar" if tarfile.is_tarfile(path) else ""
-    except (OSError, EOFError, tarfile.TarError):
+        with tarfile.open(path, "r:*") as tar:
+            return "tar" if tar.next() is not None else ""
+    except (OSError, EOFError, tarfile.TarError, zlib.error):
         return ""
 
 
-def _unpack_tar(path: Path, target: Path, label: str) -> list[str]:
-    names: list[str] = []
+def _unpack_tar(path: Path, target: Path, label: str) -> list[Member]:
+    members: list[Member] = []
     total = 0
     try:
         with tarfile.open(path, "r:*") as tar:
-            for count, member in enumerate(tar):
+            for count, info in enumerate(tar):
                 if count >= MAX_MEMBERS:
                     raise InputError(f"{label}: more than {MAX_MEMBERS} members; refusing to unpack")
-                name = safe_member_name(member.name)
-                if not member.isfile() or name is None:
+                if info.isdir():
                     continue
-                total += member.size
-                if member.size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
-                    raise InputError(f"{label}: member {name} exceeds the size cap; refusing to unpack")
-                source = tar.extractfile(member)
-                if source is None:
-                    continue
-                _copy_capped(source, target / name, MAX_MEMBER_BYTES)
-                names.append(name)
-    except (tarfile.TarError, EOFError, OSError, zlib_error()) as exc:
+                name = safe_member_name(info.name)
+                reason = _refusal(info.name, name, info.isfile(), info.size, total)
+                if not reason:
+                    total += info.size
+                    source = tar.extractfile(info)
+                    if source is not None:
+                        _copy_capped(source, target / name, MAX_MEMBER_BYTES)   # type: ignore[operator]
+                members.append(Member(name or info.name, reason, info.size))
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise InputError(f"{label}: damaged archive ({exc.__class__.__name__}: {exc})") from None
-    return sorted(names)
+    return sorted(members, key=lambda m: m.name)
 
 
-def _unpack_zip(path: Path, target: Path, label: str) -> list[str]:
-    names: list[str] = []
+def _refusal(raw: str, name: str | None, regular: bool, size: int, total: int) -> str:
+    """Why a member must not be unpacked, or ''."""
+    if name is None:
+        return f"unsafe member name {raw!r} (absolute or '..'); not unpacked"
+    if not regular:
+        return "a link or special file; not unpacked"
+    if size > MAX_MEMBER_BYTES:
+        return f"{size} bytes, over the {MAX_MEMBER_BYTES}-byte member cap; not unpacked"
+    if total + size > MAX_TOTAL_BYTES:
+        return f"the archive would unpack to over {MAX_TOTAL_BYTES} bytes; not unpacked"
+    return ""
+
+
+def _unpack_zip(path: Path, target: Path, label: str) -> list[Member]:
+    members: list[Member] = []
     total = 0
     try:
         with zipfile.ZipFile(path) as archive:
@@ -142,23 +186,23 @@ def _unpack_zip(path: Path, target: Path, label: str) -> list[str]:
             if len(infos) > MAX_MEMBERS:
                 raise InputError(f"{label}: more than {MAX_MEMBERS} members; refusing to unpack")
             for info in infos:
-                name = safe_member_name(info.filename)
-                if info.is_dir() or name is None:
+                if info.is_dir():
                     continue
-                total += info.file_size
-                if info.file_size > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
-                    raise InputError(f"{label}: member {name} exceeds the size cap; refusing to unpack")
-                with archive.open(info) as source:
-                    _copy_capped(source, target / name, MAX_MEMBER_BYTES)
-                names.append(name)
-    except (zipfile.BadZipFile, OSError, EOFError, zlib_error()) as exc:
+                name = safe_member_name(info.filename)
+                reason = _refusal(info.filename, name, not _zip_link(info), info.file_size, total)
+                if not reason:
+                    total += info.file_size
+                    with archive.open(info) as source:
+                        _copy_capped(source, target / name, MAX_MEMBER_BYTES)   # type: ignore[operator]
+                members.append(Member(name or info.filename, reason, info.file_size))
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
         raise InputError(f"{label}: damaged archive ({exc.__class__.__name__}: {exc})") from None
-    return sorted(names)
+    return sorted(members, key=lambda m: m.name)
 
 
-def zlib_error() -> type[Exception]:
-    import zlib
-    return zlib.error
+def _zip_link(info: zipfile.ZipInfo) -> bool:
+    """A zip member made on Unix from a symlink (S_IFLNK in the external attributes)."""
+    return (info.external_attr >> 16) & 0o170000 == 0o120000
 
 
 def _copy_capped(source, dest: Path, cap: int) -> None:
@@ -177,9 +221,26 @@ def read_head(item: InputFile, size: int = HEAD_BYTES) -> bytes:
     opener = gzip.open if item.compressed else open
     try:
         with opener(item.path, "rb") as fh:
-            return fh.read(size)
-    except (OSError, EOFError, zlib_error()):
+            return read_upto(fh, size)
+    except OSError:
         return b""
+
+
+def read_upto(fh, size: int) -> bytes:
+    """Up to `size` bytes. A truncated or corrupt gzip stream yields what it held before the damage
+    (a plain fh.read(size) raises EOFError and loses everything it had decompressed)."""
+    parts: list[bytes] = []
+    left = size
+    try:
+        while left > 0:
+            chunk = fh.read1(min(left, 1 << 20))
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+    except (EOFError, OSError, zlib.error):
+        pass
+    return b"".join(parts)
 
 
 def is_binary(head: bytes) -> bool:

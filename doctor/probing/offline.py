@@ -11,7 +11,8 @@ from doctor.probing.bundle import FileHint, read_manifests
 from doctor.facts import Fact
 from doctor.facts.status import ProbeStatus
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
-from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head
+from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head, read_upto
+from doctor.probing.route import router
 from doctor.probing.scan import candidate_lines
 from doctor.probing.stream import StreamJob, StreamProbe, claims, read_many
 
@@ -64,6 +65,9 @@ def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
 def _gather_one(item: InputFile, hint: FileHint | None, line_probes: tuple[type[LineProbe], ...],
                 document_probes: tuple[type[DocumentProbe], ...], out: Gathered,
                 stream_probes: tuple[type[StreamProbe], ...] = ()) -> StreamJob | None:
+    if item.skipped:
+        _skip(out, item, item.size, item.skipped)
+        return None
     size = item.path.stat().st_size
     head_bytes = read_head(item)
     if not head_bytes.strip():
@@ -94,10 +98,10 @@ def _scan(item: InputFile, line_probes: tuple[type[LineProbe], ...], out: Gather
     contexts = [ParseContext(source=item.label, node=item.node, probe=cls.name, mode=mode) for cls in line_probes]
     probes = [cls(ctx) for cls, ctx in zip(line_probes, contexts)]
     triggers = [t for probe in probes for t in probe.triggers]
+    wanting = router(probes)
     for line_no, line in candidate_lines(item, triggers):
-        for probe in probes:
-            if probe.wants(line):
-                probe.feed(line_no, line)
+        for probe in wanting(line):
+            probe.feed(line_no, line)
     for probe in probes:
         probe.finish()
     used = []
@@ -124,8 +128,8 @@ def _read_text(item: InputFile, cap: int) -> str:
     opener = gzip.open if item.compressed else open
     try:
         with opener(item.path, "rb") as fh:
-            return fh.read(cap).decode("utf-8", "replace")
-    except (OSError, EOFError):
+            return read_upto(fh, cap).decode("utf-8", "replace")
+    except OSError:
         return ""
 
 

@@ -22,8 +22,8 @@ class _LineDict(dict):
     line = 0
 
 
-class _Loader(yaml.SafeLoader):
-    pass
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """libyaml when PyYAML has it: 0.09 s instead of 0.55 s for the rule base, on every command."""
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:

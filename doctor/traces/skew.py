@@ -12,7 +12,7 @@ from statistics import median
 from typing import Iterable
 
 from doctor.facts import Fact
-from doctor.facts.perf import CollectiveAbsent, Straggler, TraceCollectives, TraceJob, TraceRank, TraceStep
+from doctor.facts.perf import CollectiveAbsent, TraceStraggler, TraceCollectives, TraceJob, TraceRank, TraceStep
 
 STALL_MS = 1000.0            # a present rank sat this long in a collective its peer never entered ...
 STALL_FACTOR = 10.0          # ... or this many times the usual duration of that collective
@@ -133,7 +133,7 @@ def _straggler(seqs: dict[int, TraceCollectives], keyed: dict[int, dict[Key, int
     origin = type(witness.origin)(witness.origin.source, witness.events[pos], text, witness.origin.probe,
                                   witness.origin.mode)
     step_ms = seq.step_ms if seq.step_ms > 0 else 1.0
-    return Straggler(node=seq.node, rank=rank, origin=origin, collectives=len(complete),
+    return TraceStraggler(node=seq.node, rank=rank, origin=origin, collectives=len(complete),
                      last_frac=round(last_count[rank] / len(complete), 4),
                      waited_for_frac=round(caused[rank] / total_wait, 4) if total_wait > 0 else 0.0,
                      wait_frac=round(caused[rank] / steps / step_ms, 4), wait_ms=round(wait, 2), step=step,
