@@ -21,6 +21,7 @@ from doctor.facts.topo import TopoLink, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
 from doctor.launch_checks import LAUNCH_AGGREGATORS
 from doctor.verdicts import bench_verdicts
+from doctor.traces.skew import trace_job, trace_skew
 
 _IB_ENV = ("NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_TC", "NCCL_IB_SL", "NCCL_NET_GDR_LEVEL")
 
@@ -157,6 +158,7 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     *LAUNCH_AGGREGATORS,    # duplicate ranks, ignored hostfiles of the other launchers (doctor/launch_checks.py)
     ib_summary, hca_check, gid_choice, rail_layout, expected_bandwidth,     # node probes (doctor/aggregate_node.py)
     node_skew, slow_links, stragglers, busbw_check, pcie_summary, job_ib_summary,     # whole job (doctor/aggregate_cluster.py)
+    trace_job, trace_skew,          # profiler traces of several ranks: exposed communication, stragglers, absent ranks
 )
 
 

@@ -30,8 +30,8 @@ def diagnose_facts(facts: list[Fact], symptom: str | None = None, engine: str = 
 def diagnose_files(paths: list[str], symptom: str | None = None, engine: str = "native",
                    extra: list[Fact] | None = None) -> Report:
     """extra: facts given on the command line rather than read from a file (e.g. --expect link_gbps=10)."""
-    from probes import DOCUMENT_PROBES, LINE_PROBES
-    gathered = gather_files(paths, LINE_PROBES, DOCUMENT_PROBES)
+    from probes import DOCUMENT_PROBES, LINE_PROBES, STREAM_PROBES
+    gathered = gather_files(paths, LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES)
     report = diagnose_facts(gathered.facts + list(extra or []), symptom, engine)
     report.inputs = gathered.inputs
     return report

@@ -2,6 +2,7 @@
 
 LINE_PROBES read logs line by line (only lines holding one of their triggers);
 DOCUMENT_PROBES read whole artifacts they recognise by content;
+STREAM_PROBES read large or binary artifacts (profiler traces, memory snapshots) from the file as a stream;
 LIVE_PROBES say how `doctor scan` / `doctor collect` gather each artifact on a node, and which parser of the
 two tables above reads it, so the live path and the upload path share one parser per artifact.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from doctor.probing.contract import DocumentProbe, LineProbe
 from doctor.probing.live import LiveProbe, reader
+from doctor.probing.stream import StreamProbe
 from probes.accelerate import Accelerate
 from probes.collectives import Collectives
 from probes.container_spec import ContainerSpec
@@ -17,6 +19,7 @@ from probes.deepspeed import DeepSpeed
 from probes.dev_shm import ShmLines
 from probes.env_vars import EnvVars
 from probes.expectations import Expectations
+from probes.gpu_utilisation import DmonLog, QueryGpuCsv
 from probes.horovod import Horovod
 from probes.host_config import HostConfig
 from probes.ib_devinfo import IbvDevinfo
@@ -24,11 +27,13 @@ from probes.ib_status import IbStatus
 from probes.iommu import IommuLines
 from probes.iperf3 import Iperf3Json, Iperf3Text
 from probes.kernel_modules import KernelModules
+from probes.kineto_trace import KinetoTrace
 from probes.launch_command import LaunchCommand
 from probes.launch_errors import LaunchErrors
 from probes.lightning import Lightning
 from probes.limits import MemlockLines, MemlockValue
 from probes.lspci import Lspci
+from probes.memory_snapshot import MemorySnapshotProbe
 from probes.nccl_errors import NcclErrors
 from probes.nccl_log import NcclLogProbe
 from probes.nccl_tests import NcclTests
@@ -98,6 +103,13 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     Lspci,              # lspci -vvv: LnkCap/LnkSta, ACSCtl
     NetInterfaces,      # ip -j addr / ip addr
     ReachabilityReport, # MASTER_ADDR:MASTER_PORT and peers, resolution and TCP connect
+    DmonLog,            # nvidia-smi dmon utilisation logs
+    QueryGpuCsv,        # nvidia-smi --query-gpu=utilization.gpu,... --format=csv logs (and the NVML sampler's)
+)
+
+STREAM_PROBES: tuple[type[StreamProbe], ...] = (
+    KinetoTrace,        # torch.profiler / Kineto chrome traces (.json, .json.gz), streamed
+    MemorySnapshotProbe,  # torch.cuda.memory._dump_snapshot pickles, read without pickle.load
 )
 
 # How a node gathers each artifact (doctor scan, doctor collect). parser: the DocumentProbe applied to the
@@ -108,6 +120,8 @@ LIVE_PROBES: tuple[LiveProbe, ...] = (
     LiveProbe("nvidia_smi_query", ("nvidia-smi", "-q"), "nvidia_smi_query", 20, gpu=True),
     LiveProbe("nvlink_status", ("nvidia-smi", "nvlink", "-s"), "nvlink_status", 15, gpu=True),
     LiveProbe("nvml", reader("probes.nvml_read:read_live"), "nvml", 20, gpu=True, about="NVML (nvidia-ml-py)"),
+    LiveProbe("gpu_utilisation", reader("probes.nvml_sampler:read_live", "3"), "nvidia_smi_query_gpu", 15, gpu=True,
+              about="GPU utilisation sampled for 3 s (NVML)"),
     LiveProbe("ibv_devinfo", ("ibv_devinfo", "-v"), "ibv_devinfo", 10, skip_when=("No IB devices found",)),
     LiveProbe("ibstat", ("ibstat",), "ibstat", 10, skip_when=("No IB devices", "umad_get_cas_names")),
     LiveProbe("rdma_link", ("rdma", "link", "show"), "rdma_link", 10, skip_when=("Failed to open NETLINK_RDMA socket",)),
@@ -125,4 +139,4 @@ LIVE_PROBES: tuple[LiveProbe, ...] = (
     LiveProbe("environment", reader("probes.environment:read_live"), "", 5, about="environment (secrets redacted)"),
 )
 
-__all__ = ["DOCUMENT_PROBES", "LINE_PROBES", "LIVE_PROBES"]
+__all__ = ["DOCUMENT_PROBES", "LINE_PROBES", "LIVE_PROBES", "STREAM_PROBES"]

@@ -19,7 +19,8 @@ from doctor.probing.contract import DocumentProbe, ParseContext
 from doctor.probing.lines import address_class
 
 _PROMPT = re.compile(r"^(?:\(\S+\)\s*)?(?:[\w.\-]+@(?P<host>[\w.\-]+):[^#$]*[#$]|\$|#)\s(?P<cmd>.*)$")
-_HOSTS_LINE = re.compile(r"^\s*(?P<addr>[0-9a-fA-F:.]+)\s+(?P<names>[\w.\-]+(?:\s+[\w.\-]+)*)\s*(?:#.*)?$")
+_HOSTS_LINE = re.compile(r"^\s*(?P<addr>\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F]*:[0-9a-fA-F:.]*)\s+"   # an IPv4 or IPv6 address
+                         r"(?P<names>[\w.\-]+(?:\s+[\w.\-]+)*)\s*(?:#.*)?$")
 _ECHO_VAR = re.compile(r"^echo\s+\"?\$\{?(?P<var>\w+)\}?\"?\s*$")
 
 

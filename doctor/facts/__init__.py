@@ -10,9 +10,12 @@ from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThr
                                    PciAcs, PcieLink)
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
+from doctor.facts.memory import MemorySnapshot
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  IfnameError, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
+from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, TraceCollectives, TraceStraggler,
+                               TraceJob, TraceRank, TraceStep)
 from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbEvent, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
                                NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
@@ -34,7 +37,7 @@ _ALL: tuple[type[Fact], ...] = (
     NcclVersion, NcclError, NcclWarn, CallFailed, NcclNet, IbUnavailable, GdrState, NcclChannel, NcclSummary,
     HandleCorrupt, NcclLog, NcclHca, IbEvent,
     # GPU and memory
-    CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice,
+    CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice, MemorySnapshot,
     # collectives
     CollectiveTimeout, CollectiveMismatch, CollectiveProgress, PeerLost, RankLag, UnusedParameters,
     # software and configuration
@@ -51,6 +54,8 @@ _ALL: tuple[type[Fact], ...] = (
     PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, PciAcs,
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
     IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth,
+    # speed: profiler traces, skew across ranks, utilisation
+    TraceStep, TraceRank, TraceCollectives, TraceJob, TraceStraggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
     # gathering
     ProbeStatus,
     # whole job (doctor cluster) and what it derives

@@ -14,6 +14,7 @@ from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
 from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head, read_upto
 from doctor.probing.route import router
 from doctor.probing.scan import SAMPLE_ALL_BELOW, candidate_lines, sample_lines
+from doctor.probing.stream import StreamJob, StreamProbe, claims, read_many
 
 
 @dataclass
@@ -32,18 +33,23 @@ class Gathered:
 
 
 def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
-                 document_probes: tuple[type[DocumentProbe], ...]) -> Gathered:
+                 document_probes: tuple[type[DocumentProbe], ...],
+                 stream_probes: tuple[type[StreamProbe], ...] = ()) -> Gathered:
     """Parse every file under paths. Raises InputError when nothing at all could be read."""
     workspace = Workspace()
     try:
         files = expand(paths, workspace)
         out = Gathered()
         hints = read_manifests(files)           # doctor bundles: node name, parser per output, probe outcomes
+        pending: list[StreamJob] = []           # traces and snapshots, read after the rest (doctor/probing/stream.py)
         for item in files:
             if item.label in hints.manifests:
                 out.inputs.append(InputRecord(item.label, item.path.stat().st_size, ["doctor_manifest"]))
                 continue
-            _gather_one(*hints.apply(item), line_probes, document_probes, out)
+            job = _gather_one(*hints.apply(item), line_probes, document_probes, out, stream_probes)
+            if job:
+                pending.append(job)
+        _stream_all(pending, out)
         out.facts.extend(hints.statuses)
     finally:
         workspace.remove()
@@ -57,18 +63,22 @@ def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
 
 
 def _gather_one(item: InputFile, hint: FileHint | None, line_probes: tuple[type[LineProbe], ...],
-                document_probes: tuple[type[DocumentProbe], ...], out: Gathered) -> None:
+                document_probes: tuple[type[DocumentProbe], ...], out: Gathered,
+                stream_probes: tuple[type[StreamProbe], ...] = ()) -> StreamJob | None:
     if item.skipped:
         _skip(out, item, item.size, item.skipped)
-        return
+        return None
     size = item.path.stat().st_size
     head_bytes = read_head(item)
     if not head_bytes.strip():
         _skip(out, item, size, "empty file")
-        return
+        return None
+    streamer = claims(stream_probes, head_bytes)
+    if streamer:                      # a trace or snapshot: read by its stream probe alone, never as a log
+        return StreamJob(streamer, str(item.path), item.label, item.node, size)
     if is_binary(head_bytes):
         _skip(out, item, size, "binary content, not a log or text artifact")
-        return
+        return None
     head = head_bytes.decode("utf-8", "replace")
     kinds: list[str] = []
     mode = hint.mode if hint else "file"
@@ -81,6 +91,7 @@ def _gather_one(item: InputFile, hint: FileHint | None, line_probes: tuple[type[
             kinds.append(probe_cls.name)
     kinds.extend(_scan(item, line_probes, out, mode))
     out.inputs.append(InputRecord(item.label, size, kinds or ["text"]))
+    return None
 
 
 def _scan(item: InputFile, line_probes: tuple[type[LineProbe], ...], out: Gathered, mode: str = "file") -> list[str]:
@@ -104,6 +115,17 @@ def _scan(item: InputFile, line_probes: tuple[type[LineProbe], ...], out: Gather
             out.facts.extend(ctx.facts)
             used.append(probe.name)
     return used
+
+
+def _stream_all(jobs: list[StreamJob], out: Gathered) -> None:
+    for job, (facts, refusal) in zip(jobs, read_many(jobs)):
+        if refusal:
+            out.inputs.append(InputRecord(job.label, job.size, [], "skipped", refusal))
+            out.facts.append(ProbeStatus(node=job.node, probe=job.probe.name, status="failed",
+                                         reason=f"{job.label}: {refusal}"))
+            continue
+        out.facts.extend(facts)
+        out.inputs.append(InputRecord(job.label, job.size, [job.probe.name]))
 
 
 def _read_text(item: InputFile, cap: int) -> str:

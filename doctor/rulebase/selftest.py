@@ -24,8 +24,8 @@ def facts_from_dicts(items: tuple[dict[str, Any], ...] | list[dict[str, Any]], s
 def facts_for(test: RuleTest) -> list[Fact]:
     if test.input:
         from doctor.probing.offline import gather_files
-        from probes import DOCUMENT_PROBES, LINE_PROBES
-        return aggregate(gather_files([str(REPO / test.input)], LINE_PROBES, DOCUMENT_PROBES).facts)
+        from probes import DOCUMENT_PROBES, LINE_PROBES, STREAM_PROBES
+        return aggregate(gather_files([str(REPO / test.input)], LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES).facts)
     return facts_from_dicts(test.facts)
 
 

@@ -37,8 +37,8 @@ def live_gatherer() -> Callable[[], Any] | None:
 
 def gather_files(paths: list[str]) -> Gathered:
     from doctor.probing.offline import gather_files as gather
-    from probes import DOCUMENT_PROBES, LINE_PROBES
-    out = gather(paths, LINE_PROBES, DOCUMENT_PROBES)
+    from probes import DOCUMENT_PROBES, LINE_PROBES, STREAM_PROBES
+    out = gather(paths, LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES)
     return Gathered(list(out.facts), list(out.inputs))
 
 
