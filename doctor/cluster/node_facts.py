@@ -13,7 +13,7 @@ from typing import Callable
 from doctor.cluster import local_gather
 from doctor.facts import Fact
 
-LIVE_GATHER = "doctor.probing.live:gather_facts"    # module:function of the node-probes branch
+LIVE_GATHER = "doctor.probing.node:gather_facts"    # the node probes, read like `doctor scan` reads them
 
 
 def _live() -> Callable[[float | None], list[Fact]] | None:
@@ -29,7 +29,14 @@ def gather(timeout_s: float | None = None) -> list[Fact]:
     live = _live()
     if live is not None:
         try:
-            facts = list(live(timeout_s))
+            result = live(timeout_s)
+            facts = list(getattr(result, "facts", result))
         except Exception:  # noqa: BLE001 - a broken live gather must not cost the whole job's diagnosis
             facts = None
-    return local_gather.with_job_facts(facts if facts is not None else local_gather.gather())
+    local = local_gather.gather()
+    if facts is None:
+        return local_gather.with_job_facts(local)
+    # The in-process gather (environment, versions, /dev/shm, memlock) is what the job-level skew rules were
+    # built on; the live probes add what only they can see (GPUs, topology, RDMA ports, kernel, PCIe).
+    kinds = {f.KIND for f in local}
+    return local_gather.with_job_facts(local + [f for f in facts if f.KIND not in kinds])

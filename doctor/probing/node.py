@@ -62,3 +62,22 @@ def _result(future: Future[LiveResult], probe: LiveProbe) -> LiveResult:
         return future.result()
     except Exception as exc:  # noqa: BLE001 - one probe must not sink the others
         return LiveResult(probe, probe.argv, Failed(f"internal error: {exc.__class__.__name__}: {exc}"))
+
+
+def gather_facts(timeout_s: float | None = None):  # type: ignore[no-untyped-def]
+    """Run every live probe that applies here and read their outputs through the offline parsers.
+
+    The same path as `doctor scan` (outputs written as a bundle, then parsed), so `doctor cluster`, the
+    TUI's live mode and `doctor scan` see identical facts. Returns doctor.probing.offline.Gathered.
+    """
+    import tempfile
+    from pathlib import Path
+
+    from doctor.probing.bundle import write_dir
+    from doctor.probing.offline import gather_files
+    from probes import DOCUMENT_PROBES, LINE_PROBES, LIVE_PROBES, STREAM_PROBES
+    from probes.environment import redact_text
+    results = run_all(select(LIVE_PROBES, [], [], []), timeout_s)
+    with tempfile.TemporaryDirectory(prefix="doctor-live-") as tmp:
+        write_dir(results, Path(tmp), node_name(), live=True, redact=redact_text)
+        return gather_files([tmp], LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES)

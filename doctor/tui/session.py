@@ -15,7 +15,7 @@ if TYPE_CHECKING:                       # the first screen paints before these l
     from doctor.report.model import Report
 
 NO_LIVE_PROBES = "no live probes available on this build"
-LIVE_MODULE = "doctor.probing.live"
+LIVE_MODULE = "doctor.probing.node"
 
 
 @dataclass
@@ -26,13 +26,13 @@ class Gathered:
 
 
 def live_gatherer() -> Callable[[], Any] | None:
-    """doctor.probing.live.gather_live when this build has it (the node probes), else None."""
+    """doctor.probing.node.gather_facts when this build has it (the node probes), else None."""
     try:
         if importlib.util.find_spec(LIVE_MODULE) is None:
             return None
     except (ImportError, ValueError):
         return None
-    return getattr(importlib.import_module(LIVE_MODULE), "gather_live", None)
+    return getattr(importlib.import_module(LIVE_MODULE), "gather_facts", None)
 
 
 def gather_files(paths: list[str]) -> Gathered:
