@@ -23,7 +23,7 @@ def over_gloo(payload: bytes, rank: int, world: int) -> list[bytes] | None:
         return None
     out = [torch.empty(longest, dtype=torch.uint8) for _ in range(world)]
     dist.gather(buf, out, dst=0)
-    return [bytes(t[:int(s.item())].numpy().tobytes()) for t, s in zip(out, sizes)]
+    return [bytes(t[:int(s.item())].tolist()) for t, s in zip(out, sizes)]   # tolist: torch without numpy
 
 
 def over_store(store: Any, payload: bytes, rank: int, world: int, timeout_s: float) -> list[bytes | None] | None:
