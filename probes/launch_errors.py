@@ -19,6 +19,7 @@ from doctor.probing.lines import address_class, errno_of
 
 _CLIENT_TIMEOUT = re.compile(r"client socket has timed out after \d+\s*m?s while trying to connect to "
                              r"(?:\((?P<host>[^,]+),\s*(?P<port>\d+)\)|\[?(?P<host2>[^\s\]]+?)\]?:(?P<port2>\d+))")
+_UNIQUE_ID = re.compile(r"retrieving ncclUniqueId from \[(?P<src>\d+)\] via c10d key-value store.*?got error: (?P<err>.*)")
 _HEARTBEAT = re.compile(r"should dump|heartbeat|Heartbeat|dump_debug_info")   # the NCCL monitor polling a store that went away
 _PLAIN_CONNECT = re.compile(r"^\s*(?:RuntimeError|ConnectionError|TimeoutError|ConnectionRefusedError|socket\.timeout)\s*:\s*"
                             r"(?:\[Errno \d+\]\s*)?(?P<what>Connection timed out|Connection refused|timed out)\.?\s*$")
@@ -53,7 +54,7 @@ class LaunchErrors(LineProbe):
     name = "launch_errors"
     yields = ("host.name", "net.connect_error", "net.resolve_error", "net.bind_error", "rdzv.timeout", "net.ifname_error",
               "launch.ordinal_error", "launch.duplicate_gpu", "launch.config_error")
-    triggers = ("client socket", "is not yet listening", "Call to connect failed", "Connection timed out", "Connection refused", "timed out",
+    triggers = ("client socket", "is not yet listening", "retrieving ncclUniqueId", "Call to connect failed", "Connection timed out", "Connection refused", "timed out",
                 "RendezvousConnectionError", "C10d store has failed", "store based barrier", "Unable to resolve hostname", "connect() timed out", "Socket Timeout", "remote=[", "failed to connect", "Connect to",
                 "connect to", "cannot be retrieved", "Name or service not known", "name resolution", "getaddrinfo",
                 "gaierror", "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
@@ -70,6 +71,10 @@ class LaunchErrors(LineProbe):
         m = _CLIENT_TIMEOUT.search(line)
         if m:
             return self._connect(n, line, m["host"] or m["host2"], m["port"] or m["port2"], "timeout", "store")
+        m = _UNIQUE_ID.search(line)
+        if m:   # a rank could not fetch rank 0's NCCL id from the store: the store (rank 0) is gone or unreachable
+            outcome = _outcome(m["err"])
+            return self._connect(n, line, "", "-1", "timeout" if "Socket Timeout" in m["err"] else outcome, "store")
         m = _NOT_LISTENING.search(line)
         if m:
             return self._connect(n, line, m["host"], m["port"], "refused", "store")
