@@ -12,13 +12,12 @@ The receiver summary is what crossed the link; with parallel streams the [SUM] l
 """
 from __future__ import annotations
 
-import json
 import re
 
 from doctor.facts.launch import ConnectError
 from doctor.facts.measure import BandwidthSample
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
-from doctor.probing.lines import address_class, errno_of
+from doctor.probing.lines import address_class, errno_of, json_object
 
 _UNIT = {"": 1e-9, "K": 1e-6, "M": 1e-3, "G": 1.0, "T": 1e3}
 _SUMMARY = re.compile(r"^\[\s*(?P<id>\d+|SUM)\]\s+(?P<t0>[\d.]+)-(?P<t1>[\d.]+)\s+sec\s+[\d.]+\s+\w?Bytes\s+"
@@ -89,11 +88,8 @@ class Iperf3Json(DocumentProbe):
                  or '"version"' in start)
 
     def parse(self, text: str, ctx: ParseContext) -> None:
-        try:
-            data = json.loads(text)
-        except ValueError:
-            return
-        if not isinstance(data, dict):
+        data = json_object(text)
+        if data is None:
             return
         start = _obj(data.get("start"))
         target, accepted = _obj(start.get("connecting_to")), _obj(start.get("accepted_connection"))

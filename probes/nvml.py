@@ -11,13 +11,13 @@ Sample input (one device per line, so evidence can cite the line):
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from doctor.facts.gpu import GpuDevice, GpuFault
 from doctor.facts.hardware import GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, PcieLink
 from doctor.facts.topo import NvlinkState
 from doctor.probing.contract import DocumentProbe, ParseContext
+from doctor.probing.lines import json_object
 from doctor.probing.live import reader
 from probes.nvlink_status import consumer_gpu
 
@@ -38,11 +38,8 @@ class NvmlReadings(DocumentProbe):
         return f'"doctor": "{SCHEMA}"' in head[:200]
 
     def parse(self, text: str, ctx: ParseContext) -> None:
-        try:
-            data = json.loads(text)
-        except ValueError:
-            return
-        if not isinstance(data, dict):
+        data = json_object(text)
+        if data is None:
             return
         lines = text.splitlines()
         for dev in _list(data.get("devices")):

@@ -22,6 +22,7 @@ from typing import Any
 from doctor.facts.launch import ResolveError
 from doctor.facts.reachability import Reachability
 from doctor.probing.contract import DocumentProbe, ParseContext
+from doctor.probing.lines import json_object
 from doctor.probing.live import NotHere, reader
 
 SCHEMA = "reachability/1"
@@ -39,12 +40,11 @@ class ReachabilityReport(DocumentProbe):
         return f'"doctor": "{SCHEMA}"' in head[:200]
 
     def parse(self, text: str, ctx: ParseContext) -> None:
-        try:
-            data = json.loads(text)
-        except ValueError:
+        data = json_object(text)
+        if data is None:
             return
         lines = text.splitlines()
-        for item in data.get("targets", []) if isinstance(data, dict) else []:
+        for item in data.get("targets", []):
             if not isinstance(item, dict):
                 continue
             port = item.get("port") if isinstance(item.get("port"), int) and not isinstance(item.get("port"), bool) else -1

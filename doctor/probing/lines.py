@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
+from typing import Any
 from dataclasses import dataclass
 
 MAX_LINE = 4096  # parsers never see more than this many characters of one line
@@ -101,3 +103,12 @@ def version_num(text: str) -> int:
         return 0
     nums = [int(p) for p in parts] + [0] * (3 - len(parts))
     return nums[0] * 10000 + min(nums[1], 99) * 100 + min(nums[2], 99)
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object a document holds, or None for invalid JSON or anything but an object."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
