@@ -88,7 +88,7 @@ def load(path: str | Path) -> Policy:
     except (OSError, UnicodeDecodeError) as exc:
         raise PolicyError(f"{path}:1: cannot read the policy: {getattr(exc, 'strerror', None) or exc}") from None
     try:
-        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - safe: _Loader is a yaml.SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

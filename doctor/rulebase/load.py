@@ -55,7 +55,7 @@ def load_rules(root: Path | None = None, causes: dict[str, dict[str, Any]] | Non
 
 def load_rule(path: Path, causes: dict[str, dict[str, Any]]) -> Rule:
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - safe: _Loader is a yaml.SafeLoader (or CSafeLoader) subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise RuleError(f"{path}:{mark.line + 1 if mark else 1}: invalid YAML: {exc}") from None
