@@ -17,7 +17,7 @@ from doctor.facts.launch import IfnameError, Interface
 from doctor.facts.env import PackageVersion
 from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclHca, NcclLog, NcclNet, NcclVersion
 from doctor.probing.contract import LineProbe, ParseContext
-from doctor.probing.lines import address_class, version_num, virtual_interface
+from doctor.probing.lines import address_class, version_num, virtual_interface, who
 
 _VERSION = re.compile(r"NCCL version:? ?(?P<v>\d+\.\d+\.\d+)(?:\+cuda(?P<cuda>[\d.]+))?")
 _IFACES = re.compile(r"(?:\[\d+\])?(?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]+(?:%[\w.\-]+)?)<\d+>")
@@ -80,7 +80,6 @@ class NcclLogProbe(LineProbe):
     def _count(self, line_no: int, line: str) -> str:
         fact_node = self.ctx.node
         if "NCCL INFO" in line or "NCCL WARN" in line:
-            from doctor.probing.lines import who
             fact_node = who(line, self.ctx.node).node
             self.info_lines[fact_node] += 1
             self.first_line.setdefault(fact_node, (line_no, line))

@@ -66,6 +66,9 @@ _ALL: tuple[type[Fact], ...] = (
 )
 
 FACT_KINDS: dict[str, type[Fact]] = {cls.KIND: cls for cls in _ALL}
+if len(FACT_KINDS) != len(_ALL):   # two classes with one KIND: the later would silently shadow the earlier
+    _seen = [cls.KIND for cls in _ALL]
+    raise ValueError(f"fact kinds registered twice: {sorted({k for k in _seen if _seen.count(k) > 1})}")
 
 
 def register(cls: type[Fact]) -> type[Fact]:
