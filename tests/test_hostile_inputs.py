@@ -165,13 +165,3 @@ def test_damaged_zip_is_not_a_traceback(tmp_path: Path) -> None:
     path = tmp_path / "bundle.zip"
     path.write_bytes(whole.getvalue()[:-30])                 # central directory cut off
     one_line_error(analyze(path, tmp=tmp_path / "tmp"))
-
-
-def test_a_failing_scanner_falls_back_to_the_in_process_scan(tmp_path: Path, monkeypatch) -> None:
-    from doctor.probing import scan
-    from doctor.probing.inputs import InputFile
-    path = tmp_path / "big.log"
-    path.write_text(STEPS * 10 + FAILURE)                     # over GREP_MIN_BYTES: the external scanner runs
-    assert path.stat().st_size >= scan.GREP_MIN_BYTES
-    monkeypatch.setattr(scan, "scanner", lambda choice=None: ["/bin/sh", "-c", "exit 2", "--"])
-    assert list(scan.candidate_lines(InputFile(path, "big.log", "big"), ["DistNetworkError"])) == [(200001, FAILURE.strip())]

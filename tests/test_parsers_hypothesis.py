@@ -3,7 +3,7 @@
 Every LINE_PROBE and DOCUMENT_PROBE gets random text built from its own vocabulary (triggers and
 format fragments, so the inputs reach feed()/parse() and not only wants()/sniff()), random bytes
 decoded with errors=replace, very long lines and UTF-8 cut mid-character; the same text also goes
-through gather_files() on a real file. The grep and Python scanners must pick the same lines.
+through gather_files() on a real file. (tests/test_scan_paths.py: every scan path picks the same lines.)
 Example counts are kept small: the suite shares two cores.
 """
 from __future__ import annotations
@@ -17,10 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from doctor.errors import InputError
-from doctor.probing import scan
 from doctor.probing.contract import parse_document, parse_lines
-from doctor.probing.finders import hyperscan_finder, regex_finder
-from doctor.probing.inputs import InputFile
 from doctor.probing.offline import gather_files
 from probes import DOCUMENT_PROBES, LINE_PROBES
 
@@ -73,24 +70,6 @@ def test_gather_files_reads_any_file_or_says_why_not(data: bytes) -> None:
             assert str(err).startswith("nothing readable")
         else:
             assert [i.status for i in gathered.inputs] == ["ok"]
-
-
-@settings(max_examples=max(10, EXAMPLES // 2), deadline=None)
-@given(text=st.lists(lines, min_size=1, max_size=40).map("\n".join))
-def test_every_scanner_picks_the_same_lines(text: str) -> None:
-    words = tuple(sorted({t for probe in LINE_PROBES for t in probe.triggers}))
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "scan.log"
-        path.write_text(text, encoding="utf-8")
-        item = InputFile(path, "scan.log", "scan")
-        expected = list(scan._python_lines(item, regex_finder(words)))
-        fast = hyperscan_finder(words)
-        if fast:
-            assert list(scan._python_lines(item, fast)) == expected, "hyperscan"
-        for name in ("hyperscan", "rg", "grep"):
-            argv = scan.scanner(name)
-            if argv and (name in argv[0] or name == "hyperscan"):
-                assert list(scan._grep_lines(argv, item, list(words))) == expected, name
 
 
 def test_vocabulary_reaches_the_parsers() -> None:

@@ -57,7 +57,7 @@ class LineProbe:
     yields: ClassVar[tuple[str, ...]] = ()
     # A probe that only derives statistics from lines that repeat all through a log (per-step timings)
     # sets sampled: on a big input it reads evenly spaced samples of the file, not every line, so the
-    # full scan stays a scan for rare lines (scan.sample_lines).
+    # full scan stays a scan for rare lines (scan.py, blocks.py).
     sampled: ClassVar[bool] = False
 
     def __init__(self, ctx: ParseContext) -> None:

@@ -14,6 +14,18 @@ from typing import Callable
 Finder = Callable[[bytes], list[int]]
 
 
+def best_finder(words: tuple[str, ...], choice: str = "") -> Finder:
+    """Hyperscan unless another scanner is chosen (DOCTOR_SCANNER) or it is missing, else `re`."""
+    if not words:
+        return no_finder
+    fast = hyperscan_finder(words) if choice in ("", "hyperscan") else None
+    return fast or regex_finder(words)
+
+
+def no_finder(_data: bytes) -> list[int]:
+    return []
+
+
 def regex_finder(words: tuple[str, ...]) -> Finder:
     pattern = re.compile(b"|".join(re.escape(w.encode("utf-8")) for w in words))
     return lambda data: [m.start() for m in pattern.finditer(data)]

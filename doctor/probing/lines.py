@@ -7,7 +7,7 @@ import re
 from typing import Any
 from dataclasses import dataclass
 
-MAX_LINE = 4096  # parsers never see more than this many characters of one line
+from doctor.probing.blocks import MAX_LINE  # parsers never see more than this many characters of one line
 
 # host:pid:tid [dev] ...  (NCCL_DEBUG prefix; the bracket is the local CUDA device, not the rank)
 _NCCL_PREFIX = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?P<host>[A-Za-z0-9][\w.\-]*):(?P<pid>\d+|X+):(?P<tid>\d+|X+) \[(?P<dev>\d+)\]")
@@ -27,7 +27,8 @@ class Who:
 
 def who(line: str, default_node: str) -> Who:
     """Split a leading writer prefix off a log line: NCCL host:pid:tid, [rankN]:, [defaultN]:, srun 'N: ', pdsh 'host: '."""
-    line = _ANSI.sub("", line)
+    if "[" in line and ("\x1b" in line or "[0m" in line):
+        line = _ANSI.sub("", line)
     node, rank, rest = default_node, -1, line
     m = _NCCL_PREFIX.match(rest)
     if m:

@@ -13,7 +13,7 @@ from doctor.facts.status import ProbeStatus
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
 from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head, read_upto
 from doctor.probing.route import router
-from doctor.probing.scan import SAMPLE_ALL_BELOW, candidate_lines, sample_lines
+from doctor.probing.scan import SAMPLE_ALL_BELOW, scan_lines
 from doctor.probing.stream import StreamJob, StreamProbe, claims, read_many
 
 
@@ -98,15 +98,13 @@ def _scan(item: InputFile, line_probes: tuple[type[LineProbe], ...], out: Gather
     contexts = [ParseContext(source=item.label, node=item.node, probe=cls.name, mode=mode) for cls in line_probes]
     probes = [cls(ctx) for cls, ctx in zip(line_probes, contexts)]
     big = not item.compressed and item.path.stat().st_size >= SAMPLE_ALL_BELOW
-    full = [p for p in probes if not (big and p.sampled)]
+    sampled = [p for p in probes if big and p.sampled]
+    full = [p for p in probes if p not in sampled]
     wanting = router(full)
-    for line_no, line in candidate_lines(item, [t for probe in full for t in probe.triggers]):
-        for probe in wanting(line):
+    triggers = [t for probe in full for t in probe.triggers]
+    for line_no, line, from_sample in scan_lines(item, triggers, [t for probe in sampled for t in probe.triggers]):
+        for probe in (p for p in sampled if p.wants(line)) if from_sample else wanting(line):
             probe.feed(line_no, line)
-    for probe in (p for p in probes if big and p.sampled):
-        for line_no, line in sample_lines(item, probe.triggers):
-            if probe.wants(line):
-                probe.feed(line_no, line)
     for probe in probes:
         probe.finish()
     used = []

@@ -1,222 +1,94 @@
 """Stream a file's lines to line probes, touching only lines that contain a trigger.
 
-Files over GREP_MIN_BYTES go through an external scanner, a child process that prints candidate
-lines with their numbers (grep -n's format) while this process parses them on another core.
-Fastest first, CPU s per GB for the ~170 probe triggers measured here: hsgrep.py, Hyperscan in a
-Python child, when the optional `hyperscan` module is installed (about 1); ripgrep when installed
-(rg -F, 2.0); GNU grep -F (4.3). Small and compressed files, or no scanner: a chunked in-process
-scan, with Hyperscan or one `re` alternation of the triggers (finders.py).
-DOCTOR_SCANNER=hyperscan|rg|grep|python picks one. Memory stays bounded either way: lines are
-cut to MAX_LINE characters and nothing but candidate lines is ever held. A line longer than that (a
-progress bar redrawn with \r for hours is one line) is cut to a window around its first trigger,
-the same window on both paths. A truncated gzip is scanned as far as it goes.
+Two kinds of line come out, in one pass over the file: trigger lines (every line holding a trigger
+of the full-scan probes) and sample lines (lines of SAMPLES evenly spaced windows holding a trigger
+of a sampled probe: per-step timing lines fill a big log, and a median needs a sample, not all).
+
+Which scan runs, fastest first (DOCTOR_SCANNER=hyperscan|rg|grep|python picks one):
+- plain files from GREP_MIN_BYTES, with the optional `hyperscan` module (extra `fast`): parallel.py,
+  byte ranges scanned by one hsgrep worker per core (about 0.45 CPU s per GB each, plus the
+  newline count that keeps line numbers exact);
+- without it, rg or grep -F as a child printing candidate lines (external.py), then a sample pass;
+- small or compressed files, or no scanner: blocks.scan_blocks in this process, with Hyperscan or one
+  `re` alternation of the triggers (finders.py). A truncated gzip is scanned as far as it goes.
+Memory stays bounded either way: lines are cut to MAX_LINE characters and only hits are held.
 """
 from __future__ import annotations
 
 import gzip
 import importlib.util
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
-from typing import Generator, Iterable, Iterator
+from typing import BinaryIO, Iterable, Iterator
 
-from doctor.probing.finders import Finder, hyperscan_finder, regex_finder
+from doctor.probing.blocks import CHUNK, Finder, Hit, Sampling, sample_windows, scan_blocks, scan_range
+from doctor.probing.external import external_hits, external_scanner
+from doctor.probing.finders import best_finder, no_finder
 from doctor.probing.inputs import InputFile, read_upto
-from doctor.probing.lines import MAX_LINE
+from doctor.probing.parallel import jobs_for, parallel_hits
 
-_ROOT = str(Path(__file__).resolve().parents[2])   # so the hsgrep child imports this very doctor
-# glibc gives each freed 4 MiB block back to the kernel and faults the next one in again: 0.75 of
-# hsgrep's 1.8 CPU s per GB was that; keeping big blocks on the heap costs nothing here.
-HSGREP_ENV = {"MALLOC_MMAP_THRESHOLD_": str(64 * 2**20), "MALLOC_TRIM_THRESHOLD_": str(256 * 2**20)}
-GREP_MIN_BYTES = 4 * 2**20   # below this, starting grep costs more than it saves
-CHUNK = 4 * 2**20
+GREP_MIN_BYTES = 4 * 2**20      # below this, starting a child costs more than it saves
+SAMPLE_ALL_BELOW = 64 * 2**20   # smaller inputs are read whole by sampled probes too
+SAMPLES = 16                    # evenly spaced windows of a bigger input ...
+SAMPLE_BYTES = 2**16            # ... of this many bytes each (a few hundred step lines)
+
+
+def scan_lines(item: InputFile, triggers: Iterable[str],
+               sample_triggers: Iterable[str] = ()) -> Iterator[tuple[int, str, bool]]:
+    """(line number, line, sampled) in file order: trigger lines, and sample-window lines holding a
+    sample trigger (sampled=True; only when sample_triggers is given, for inputs of SAMPLE_ALL_BELOW and up)."""
+    words, sample_words = _words(triggers), _words(sample_triggers)
+    for hit in _hits(item, words, sample_words, os.environ.get("DOCTOR_SCANNER", "")):
+        yield hit.line_no, hit.text.decode("utf-8", "replace"), hit.sampled
 
 
 def candidate_lines(item: InputFile, triggers: Iterable[str]) -> Iterator[tuple[int, str]]:
-    """(line number, line) for every line containing one of the triggers, in file order."""
-    words = tuple(sorted({t for t in triggers if t}))
-    if not words:
+    """(line number, line) for every line holding one of the triggers, in file order."""
+    for line_no, line, _sampled in scan_lines(item, triggers):
+        yield line_no, line
+
+
+def sample_points(size: int) -> tuple[int, ...]:
+    stride = max(1, size // SAMPLES)
+    return tuple(k * stride for k in range(SAMPLES))
+
+
+def _hits(item: InputFile, words: tuple[str, ...], sample_words: tuple[str, ...], choice: str) -> Iterator[Hit]:
+    size = -1 if item.compressed else item.path.stat().st_size
+    windows = sample_windows(sample_points(size), SAMPLE_BYTES) if sample_words and size > 0 else ()
+    if size >= GREP_MIN_BYTES and choice in ("", "hyperscan") and words and _has_hyperscan():
+        yield from parallel_hits(item.path, words, sample_words if windows else (), windows, jobs_for(size))
         return
-    choice = os.environ.get("DOCTOR_SCANNER", "")
-    argv = scanner(choice)
-    if argv and not item.compressed and item.path.stat().st_size >= GREP_MIN_BYTES:
-        if (yield from _grep_lines(argv, item, list(words))):
-            return
-    fast = hyperscan_finder(words) if choice in ("", "hyperscan") else None
-    yield from _python_lines(item, fast or regex_finder(words))
-
-
-def scanner(choice: str | None = None) -> list[str] | None:
-    """argv of the external scanner to use (without pattern file and path), or None for the in-process scan."""
-    choice = os.environ.get("DOCTOR_SCANNER", "") if choice is None else choice
-    if choice in ("", "hyperscan") and importlib.util.find_spec("hyperscan") is not None:
-        return [sys.executable, "-m", "doctor.probing.hsgrep"]
-    rg = shutil.which("rg") if choice in ("", "rg") else None
-    if rg:   # no mmap: its pages would count as our RSS; no transcoding: the same bytes grep sees
-        return [rg, "--no-config", "--no-mmap", "--encoding", "none", "--color", "never", "--no-filename", "-n", "-a", "-F"]
-    grep = shutil.which("grep") if choice in ("", "grep") else None
-    return [grep, "-n", "-a", "-F"] if grep else None
-
-
-def _grep_lines(argv: list[str], item: InputFile, words: list[str]) -> Generator[tuple[int, str], None, bool]:
-    """Candidate lines from an external scanner; returns False when it failed before printing any
-    (exit status over 1: grep's 'error'; hsgrep without hyperscan, a frozen app without python -m)."""
-    printed, status = False, 0
-    with tempfile.NamedTemporaryFile("w", suffix=".pat", delete=False, encoding="utf-8") as pat:
-        pat.write("\n".join(words) + "\n")
-    env = dict(os.environ, LC_ALL="C")
-    if "doctor.probing.hsgrep" in argv:
-        args = [pat.name, str(item.path)]
-        env.update(HSGREP_ENV, PYTHONPATH=_ROOT + os.pathsep + env.get("PYTHONPATH", ""))
+    find = best_finder(words, choice)
+    sampling = Sampling(best_finder(sample_words, choice), windows) if windows else None
+    if size >= GREP_MIN_BYTES and (argv := external_scanner(choice)) and words:
+        if not (yield from external_hits(argv, item, list(words))):   # the scanner failed before printing
+            yield from _in_process(item, find, None)
+        if sampling:
+            yield from _in_process(item, no_finder, sampling)
     else:
-        args = ["-f", pat.name, "--", str(item.path)]
-    proc = subprocess.Popen([*argv, *args], bufsize=1 << 20, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        yield from _in_process(item, find, sampling)
+
+
+def _in_process(item: InputFile, find: Finder, sampling: Sampling | None) -> Iterator[Hit]:
     try:
-        assert proc.stdout is not None
-        while True:
-            raw = proc.stdout.readline(MAX_LINE)
-            if not raw:
-                break
-            if not raw.endswith(b"\n"):          # an over-long line: keep a window around a trigger
-                raw = _long_line(raw, proc.stdout, [w.encode() for w in words])
-            number, _, text = raw.partition(b":")
-            if number.isdigit():
-                printed = True
-                yield int(number), text.decode("utf-8", "replace").rstrip("\r\n")
-        status = proc.wait()
-    finally:
-        proc.stdout.close() if proc.stdout else None
-        proc.kill()
-        proc.wait()
-        os.unlink(pat.name)
-    return printed or status <= 1
-
-
-def _long_line(head: bytes, stream, words: list[bytes]) -> bytes:
-    """`N:` + the window of an over-long grep line around its first trigger; the rest is read and dropped."""
-    number, _, text = head.partition(b":")
-    if any(w in text for w in words):
-        _skip_to_newline(stream)
-        return head
-    before = text[-LEAD:]
-    while chunk := stream.readline(1 << 20):
-        data = before + chunk
-        hits = [i for i in (data.find(w) for w in words) if i >= 0]
-        if hits:
-            start = max(0, min(hits) - LEAD)
-            window = data[start: start + MAX_LINE]
-            if len(window) < MAX_LINE and not chunk.endswith(b"\n"):
-                window += stream.readline(start + MAX_LINE - len(data))
-            if not window.endswith(b"\n"):
-                _skip_to_newline(stream)
-            return number + b":" + window.rstrip(b"\r\n")
-        if chunk.endswith(b"\n"):
-            break
-        before = data[-LEAD:]
-    return head
-
-
-def _skip_to_newline(stream) -> None:
-    while True:
-        rest = stream.readline(1 << 20)
-        if not rest or rest.endswith(b"\n"):
-            return
-
-
-def _python_lines(item: InputFile, find: Finder) -> Iterator[tuple[int, str]]:
-    """The in-process scan: blocks of bytes, whole lines only, `find` marks the candidate lines."""
-    opener = gzip.open if item.compressed else open
-    line_no, carry, reported = 1, b"", False   # reported: the current over-long line already gave its window
-    try:
-        with opener(item.path, "rb") as fh:
-            while True:
-                block = read_upto(fh, CHUNK) if item.compressed else fh.read(CHUNK)   # a damaged gzip ends here
-                data = carry + block
-                if not block:
-                    if data and not reported:
-                        yield from _matches(find, data, line_no)
-                    return
-                cut = data.rfind(b"\n")
-                if cut < 0:                      # still inside one line longer than CHUNK
-                    starts = [] if reported else find(data)
-                    if starts:
-                        yield line_no, _text(_window(data, starts[0]))
-                        reported = True
-                    carry = b"" if reported else data[-MAX_LINE:]
-                    continue
-                body, carry = data[: cut + 1], data[cut + 1:]
-                if reported:                     # the end of the long line: already reported
-                    body = body[body.index(b"\n") + 1:]
-                    line_no, reported = line_no + 1, False
-                line_no = yield from _matches(find, body, line_no)
+        if item.compressed:
+            with gzip.open(item.path, "rb") as stream:
+                yield from scan_blocks(_stream_blocks(stream), find, sampling)
+        else:
+            with item.path.open("rb") as fh:
+                yield from scan_range(fh, 0, item.path.stat().st_size, find, sampling)
     except OSError:
         return
 
 
-LEAD = MAX_LINE // 8   # how much of an over-long line is kept before its trigger (the message follows it)
+def _stream_blocks(stream: BinaryIO) -> Iterator[bytes]:
+    while block := read_upto(stream, CHUNK):   # a damaged gzip ends here
+        yield block
 
 
-def _window(data: bytes, at: int) -> bytes:
-    """MAX_LINE bytes of an over-long line, from LEAD before position `at`."""
-    return data[max(0, at - LEAD): max(0, at - LEAD) + MAX_LINE]
+def _has_hyperscan() -> bool:
+    return importlib.util.find_spec("hyperscan") is not None
 
 
-def _text(line: bytes) -> str:
-    return line.decode("utf-8", "replace").rstrip("\r\n")
-
-
-def _matches(find: Finder, data: bytes, first_line: int) -> Generator[tuple[int, str], None, int]:
-    """The lines of `data` (whole lines) that hold a trigger, numbered from first_line; returns the
-    number of the line after `data`. Each newline is counted once (counting is a third of the CPU)."""
-    last_start = -1
-    line_no, counted_to = first_line, 0
-    for at in find(data):
-        start = data.rfind(b"\n", 0, at) + 1
-        if start == last_start:
-            continue
-        last_start = start
-        line_no += data.count(b"\n", counted_to, start)
-        counted_to = start
-        end = data.find(b"\n", at)
-        line = data[start: end if end >= 0 else len(data)]
-        yield line_no, _text(_window(line, at - start) if len(line) > MAX_LINE else line)
-    return line_no + data.count(b"\n", counted_to)
-
-
-SAMPLE_ALL_BELOW = 64 * 2**20   # smaller inputs are read whole by sampled probes too
-SAMPLES = 16                    # evenly spaced blocks of a bigger input
-SAMPLE_BLOCK = 2**19
-
-
-def sample_lines(item: InputFile, triggers: Iterable[str]) -> Iterator[tuple[int, str]]:
-    """(line number, line) for trigger lines in SAMPLES evenly spaced 512 KiB blocks of a big file.
-
-    One sequential pass: every block's newlines are counted (C speed) so the line numbers stay exact,
-    and only the sampled blocks are decoded and searched. Partial lines at a block's edges are dropped.
-    """
-    words = tuple(t for t in triggers if t)
-    size = item.path.stat().st_size
-    stride = max(1, size // SAMPLES // SAMPLE_BLOCK) * SAMPLE_BLOCK
-    line_no, offset = 1, 0
-    with item.path.open("rb") as fh:
-        while data := fh.read(SAMPLE_BLOCK):
-            if offset % stride == 0:
-                yield from _block_lines(data, offset == 0, line_no, words)
-            line_no += data.count(b"\n")
-            offset += len(data)
-
-
-def _block_lines(data: bytes, at_start: bool, first_line: int, words: tuple[str, ...]) -> Iterator[tuple[int, str]]:
-    text = data.decode("utf-8", "replace")
-    start = 0 if at_start else text.find("\n") + 1
-    end = text.rfind("\n")
-    if end <= start:
-        return
-    line_no = first_line + (0 if at_start else 1)
-    for line in text[start:end].split("\n"):
-        if any(w in line for w in words):
-            yield line_no, line[:MAX_LINE].rstrip("\r")
-        line_no += 1
+def _words(triggers: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted({t for t in triggers if t}))
