@@ -1,6 +1,7 @@
 """The core: artifacts -> facts -> findings -> ranked report. No printing here."""
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 from doctor.aggregate import aggregate
@@ -11,6 +12,14 @@ from doctor.rank import rank
 from doctor.report.model import Report
 from doctor.rulebase.load import load_causes, load_rules
 from doctor.rulebase.model import Rule
+
+
+def _preload_rules() -> None:
+    """rule_base() ahead of need; an error is left for the caller's own call to raise, as one line."""
+    try:
+        rule_base()
+    except Exception:  # noqa: BLE001 - raised again, where it is reported, when diagnose_facts() calls rule_base()
+        pass
 
 
 @lru_cache(maxsize=1)
@@ -29,9 +38,13 @@ def diagnose_facts(facts: list[Fact], symptom: str | None = None, engine: str = 
 
 def diagnose_files(paths: list[str], symptom: str | None = None, engine: str = "native",
                    extra: list[Fact] | None = None) -> Report:
-    """extra: facts given on the command line rather than read from a file (e.g. --expect link_gbps=10)."""
+    """extra: facts given on the command line rather than read from a file (e.g. --expect link_gbps=10).
+    The rule base loads on a thread while the files are read: reading a big log mostly waits on the scan."""
     from probes import DOCUMENT_PROBES, LINE_PROBES, STREAM_PROBES
+    loader = threading.Thread(target=_preload_rules, name="doctor-rules", daemon=True)
+    loader.start()
     gathered = gather_files(paths, LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES)
+    loader.join()
     report = diagnose_facts(gathered.facts + list(extra or []), symptom, engine)
     report.inputs = gathered.inputs
     return report

@@ -15,13 +15,15 @@ from doctor.facts.train import TrainSteps
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import who
 
-_VALUE = r"\s*[:=]?\s*(?P<v>\d+(?:\.\d+)?)\s*(?P<u>ms|s)?\b"
-_KEYS: dict[str, re.Pattern[str]] = {
-    "step": re.compile(r"(?<![\w])(?:step_time|iter_time|batch_time|time|Time)" + _VALUE),
-    "data": re.compile(r"(?<![\w])(?:data_time|data_wait|dataloader_time|Data)" + _VALUE),
-    "compute": re.compile(r"(?<![\w])(?:compute|compute_time|fwd_bwd)" + _VALUE),
-    "comm": re.compile(r"(?<![\w])(?:comm|comm_time|allreduce_time|sync_time)" + _VALUE),
+# One pass over the line for every timing: a name, then its value (the first of each kind counts).
+_NAMES: dict[str, str] = {
+    **dict.fromkeys(("step_time", "iter_time", "batch_time", "time", "Time"), "step"),
+    **dict.fromkeys(("data_time", "data_wait", "dataloader_time", "Data"), "data"),
+    **dict.fromkeys(("compute", "compute_time", "fwd_bwd"), "compute"),
+    **dict.fromkeys(("comm", "comm_time", "allreduce_time", "sync_time"), "comm"),
 }
+_TIMING = re.compile(r"(?<![\w])(?P<name>" + "|".join(sorted(_NAMES, key=len, reverse=True)) +
+                     r")\s*[:=]?\s*(?P<v>\d+(?:\.\d+)?)\s*(?P<u>ms|s)?\b")
 _WARMUP_STEPS = 1
 
 
@@ -43,7 +45,9 @@ class TrainLog(LineProbe):
 
     def feed(self, line_no: int, line: str) -> None:
         writer = who(line, self.ctx.node)
-        values = {key: _seconds(m) for key, pattern in _KEYS.items() if (m := pattern.search(writer.body))}
+        values: dict[str, float] = {}
+        for m in _TIMING.finditer(writer.body):
+            values.setdefault(_NAMES[m["name"]], _seconds(m))
         if "step" not in values or ("data" not in values and "compute" not in values and "comm" not in values):
             return
         key = (writer.node, writer.rank)

@@ -34,7 +34,8 @@ def normalise(name: str) -> str:
 class Versions(LineProbe):
     name = "versions"
     yields = ("pkg.version",)
-    triggers = ("==", "version:", "Version:", "驱动版本", "[conda]", "CUDA used to build")
+    # a pin is name==<digit>...: "==" alone is a 2-byte literal that slows the whole trigger scan by a quarter
+    triggers = tuple(f"=={digit}" for digit in "0123456789") + ("version:", "Version:", "驱动版本", "[conda]", "CUDA used to build")
 
     def feed(self, line_no: int, line: str) -> None:
         m = _PIN.match(line)

@@ -10,8 +10,9 @@ from doctor import __version__
 from doctor.cli.exit_codes import ExitCode
 from doctor.errors import DoctorError
 
-# verb -> (module, one-line help). Modules are imported only when their verb runs, so `doctor --help`
-# and `doctor analyze` never import torch, pynvml or textual.
+# verb -> (module, one-line help). A verb's module is imported only when that verb is on the command
+# line (for its arguments and its run()), so `doctor --help` imports none and `doctor analyze` only
+# its own: never torch, pynvml, textual or the other verbs' rich renderers.
 COMMANDS: dict[str, tuple[str, str]] = {
     "analyze": ("doctor.cli.analyze", "diagnose uploaded logs and artifacts (files, folders, .tar.gz/.zip)"),
     "rules": ("doctor.cli.rules", "list the rule base"),
@@ -30,15 +31,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for this command line: every verb listed, only the one named in argv given its arguments."""
     parser = _Parser(prog="doctor", description="Troubleshoot distributed GPU training: read the logs, name the cause.")
     parser.add_argument("--version", action="version", version=f"doctor {__version__}")
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    verb = next((word for word in (sys.argv[1:] if argv is None else argv) if not word.startswith("-")), None)
     for name, (module, help_text) in COMMANDS.items():
         cmd = sub.add_parser(name, help=help_text, description=help_text)
         cmd.set_defaults(_module=module)
-        _arguments(module)(cmd)
+        if name == verb:
+            _arguments(module)(cmd)
     return parser
 
 
@@ -47,7 +51,7 @@ def _arguments(module: str) -> Callable[[argparse.ArgumentParser], None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_module", None):
         parser.print_help()
