@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from doctor.errors import RuleError
+from doctor.rulebase import cache
 from doctor.facts import FACT_KINDS, field_names
 from doctor.rulebase.model import OPERATORS, Condition, Pattern, Ref, Rule, RuleTest
 
@@ -37,14 +38,15 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constru
 
 def load_causes(path: Path | None = None) -> dict[str, dict[str, Any]]:
     path = path or RULES_DIR / "causes.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
     return dict(data["causes"])
 
 
 def load_rules(root: Path | None = None, causes: dict[str, dict[str, Any]] | None = None) -> list[Rule]:
     root = root or RULES_DIR
     causes = causes if causes is not None else load_causes(root / "causes.yaml")
-    rules = [load_rule(p, causes) for p in sorted(root.rglob("*.yaml")) if p.name != "causes.yaml"]
+    paths = [p for p in sorted(root.rglob("*.yaml")) if p.name != "causes.yaml"]
+    rules = [_Builder(path, data, causes).build() for path, data in zip(paths, _parsed(root, paths))]
     seen: dict[str, str] = {}
     for rule in rules:
         if rule.id in seen:
@@ -54,14 +56,58 @@ def load_rules(root: Path | None = None, causes: dict[str, dict[str, Any]] | Non
 
 
 def load_rule(path: Path, causes: dict[str, dict[str, Any]]) -> Rule:
+    return _Builder(path, _parse(path, path.read_bytes()), causes).build()
+
+
+def _parsed(root: Path, paths: list[Path]) -> list[_LineDict]:
+    """Each file's mapping: from the JSON cache when the shipped rule base is unchanged (cache.py)."""
+    texts = [path.read_bytes() for path in paths]
+    if root != RULES_DIR:
+        return [_parse(path, text) for path, text in zip(paths, texts)]
+    name = cache.key([(str(path.relative_to(root)), text) for path, text in zip(paths, texts)])
+    cached = cache.read(name)
+    if isinstance(cached, list) and len(cached) == len(paths):
+        return [_from_json(data) for data in cached]
+    parsed = [_parse(path, text) for path, text in zip(paths, texts)]
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - safe: _Loader is a yaml.SafeLoader (or CSafeLoader) subclass
-    except yaml.YAMLError as exc:
+        cache.write(name, [_to_json(data) for data in parsed])
+    except TypeError:                 # a value JSON cannot hold as it is (a date, a number as key): no cache
+        pass
+    return parsed
+
+
+def _parse(path: Path, text: bytes) -> _LineDict:
+    try:
+        data = yaml.load(text.decode("utf-8"), Loader=_Loader)  # noqa: S506 - safe: _Loader is a yaml.SafeLoader (or CSafeLoader) subclass
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         raise RuleError(f"{path}:{mark.line + 1 if mark else 1}: invalid YAML: {exc}") from None
     if not isinstance(data, dict):
         raise RuleError(f"{path}:1: a rule file must hold one mapping")
-    return _Builder(path, data, causes).build()
+    return data
+
+
+def _to_json(value: Any) -> Any:
+    """A mapping's line rides along as "__line__"; anything JSON would change raises TypeError."""
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) and k != "__line__" for k in value):
+            raise TypeError("a key JSON cannot hold")
+        return {"__line__": getattr(value, "line", 0), **{k: _to_json(v) for k, v in value.items()}}
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    raise TypeError(f"{type(value).__name__} in a rule file")
+
+
+def _from_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        mapping = _LineDict({k: _from_json(v) for k, v in value.items() if k != "__line__"})
+        mapping.line = value.get("__line__", 0)
+        return mapping
+    if isinstance(value, list):
+        return [_from_json(v) for v in value]
+    return value
 
 
 class _Builder:
