@@ -5,12 +5,11 @@ Bandwidths are GB/s (10^9 bytes per second), times seconds, sizes bytes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class ClusterRank(Fact):
     """One rank of the job as it reported itself (node = its host name)."""
 
@@ -22,7 +21,7 @@ class ClusterRank(Fact):
     pid: int = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class NodeInfo(Fact):
     """What one node has, as its first local rank saw it."""
 
@@ -34,7 +33,7 @@ class NodeInfo(Fact):
     address: str = ""              # the address this node uses towards the rendezvous host
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class RendezvousResult(Fact):
     """How joining the job went. outcome: ok | timeout | refused | unresolved | in_use | missing_ranks | failed."""
 
@@ -49,7 +48,7 @@ class RendezvousResult(Fact):
     missing: str = ""              # ranks that never joined, "2,3"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PairReach(Fact):
     """A TCP connect from this node to another node's doctor listener. outcome: ok | refused | timeout | unreachable."""
 
@@ -62,7 +61,7 @@ class PairReach(Fact):
     seconds: float = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class BusBandwidth(Fact):
     """One size of a collective bandwidth sweep over the whole job. busbw as nccl-tests defines it."""
 
@@ -77,7 +76,7 @@ class BusBandwidth(Fact):
     seconds: float = -1            # per iteration, slowest rank
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PairBandwidth(Fact):
     """A point-to-point exchange between this node and a peer node (both directions). node < peer by rank order."""
 
@@ -89,7 +88,7 @@ class PairBandwidth(Fact):
     round: int = 0
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class RankTiming(Fact):
     """The same fixed piece of work timed on every rank (best of a few repetitions)."""
 
@@ -100,7 +99,7 @@ class RankTiming(Fact):
     shared: bool = False           # a CPU rank that did not have a core to itself: CPU timings are not comparable
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class NodeSkew(Fact):
     """A node whose setting or resource differs from the other nodes' (aggregation).
     what: env | version | net_plugin | resource (name: gpus, shm_bytes, memlock_kb, rdma_devices)."""
@@ -115,7 +114,7 @@ class NodeSkew(Fact):
     below: bool = False            # a resource below the majority's (fewer GPUs, a smaller /dev/shm)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class SlowLink(Fact):
     """A node (scope node) or the link between two nodes (scope link) far slower than the other pairs (aggregation)."""
 
@@ -128,7 +127,7 @@ class SlowLink(Fact):
     tests: int = 0                 # pair tests it took part in
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class Straggler(Fact):
     """A rank whose fixed work takes much longer than the others' median (aggregation)."""
 
@@ -138,7 +137,7 @@ class Straggler(Fact):
     ratio: float = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class BusbwCheck(Fact):
     """Peak measured bus bandwidth against what was expected (aggregation)."""
 
@@ -151,7 +150,7 @@ class BusbwCheck(Fact):
     limited_by: str = ""           # the link that bounds it, when known
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PcieSummary(Fact):
     """Per node: the weakest GPU PCIe link (aggregation over gpu.pcie facts)."""
 
@@ -161,7 +160,7 @@ class PcieSummary(Fact):
     min_width: int = -1            # lowest current lane count
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class JobIbSummary(Fact):
     """Per node: RDMA ports, how many are ACTIVE, and the slowest active rate (aggregation over ib.port facts)."""
 

@@ -1,12 +1,11 @@
 """Facts about collectives that did not complete: timeouts, mismatches, lost peers."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class CollectiveTimeout(Fact):
     """A collective or the watchdog timed out. backend: nccl | gloo."""
 
@@ -18,7 +17,7 @@ class CollectiveTimeout(Fact):
     watchdog: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class CollectiveMismatch(Fact):
     """TORCH_DISTRIBUTED_DEBUG=DETAIL or the flight recorder saw ranks run different collectives."""
 
@@ -27,7 +26,7 @@ class CollectiveMismatch(Fact):
     seq: int = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PeerLost(Fact):
     """A peer closed or reset the connection during a collective, or a rank's process exited."""
 
@@ -36,7 +35,7 @@ class PeerLost(Fact):
     reason: str = ""               # closed | reset | exited | remote_error
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class RankLag(Fact):
     """A rank whose last collective sequence number lags the others (computed by aggregation)."""
 
@@ -45,14 +44,14 @@ class RankLag(Fact):
     max_seq: int = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class UnusedParameters(Fact):
     """DDP reduction did not finish: some parameters got no gradient."""
 
     KIND = "ddp.unused_parameters"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class CollectiveProgress(Fact):
     """What a rank's watchdog said it had enqueued and completed when it gave up."""
 

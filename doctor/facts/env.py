@@ -1,12 +1,11 @@
 """Facts about software and configuration: versions, environment variables, limits, containers."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PackageVersion(Fact):
     """A package/library version as one node reports it (pip, conda, collect_env, a log line)."""
 
@@ -16,7 +15,7 @@ class PackageVersion(Fact):
     version_num: int = 0
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class VersionSkew(Fact):
     """The same package has different versions on different nodes (computed by aggregation)."""
 
@@ -26,7 +25,7 @@ class VersionSkew(Fact):
     count: int = 0
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class EnvVar(Fact):
     """An environment variable as set for the job (env dump, NCCL's 'set by environment' lines, a pod spec)."""
 
@@ -36,7 +35,7 @@ class EnvVar(Fact):
     source: str = ""               # environ | nccl_log | pod_spec | command
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class Ulimit(Fact):
     """A resource limit; kb=-1 means unlimited."""
 
@@ -46,7 +45,7 @@ class Ulimit(Fact):
     warned: bool = False           # the RDMA library itself warned that the limit is too low
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class ContainerDevice(Fact):
     """A device or capability a container spec gives the job (/dev/infiniband, IPC_LOCK, hostIPC...)."""
 
@@ -54,7 +53,7 @@ class ContainerDevice(Fact):
     name: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class ShmSize(Fact):
     """/dev/shm size in bytes and whether it is writable."""
 

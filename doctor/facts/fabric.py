@@ -4,12 +4,11 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class IbPort(Fact):
     """One RDMA port. state: ACTIVE | DOWN | INIT | ARMED | ... ; link_layer: InfiniBand | Ethernet (RoCE)."""
 
@@ -25,7 +24,7 @@ class IbPort(Fact):
     netdev: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class IbGid(Fact):
     """One GID table entry of a port. version: v1 | v2 | ib | '' (tool did not say)."""
 
@@ -38,7 +37,7 @@ class IbGid(Fact):
     ipv4: str = ""                 # the IPv4 address an IPv4-mapped RoCE GID carries
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class IbSummary(Fact):
     """Per node: how many RDMA ports exist and are active (computed by aggregation)."""
 
@@ -50,7 +49,7 @@ class IbSummary(Fact):
     devices: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class HcaCheck(Fact):
     """One NCCL_IB_HCA entry checked against the ports this node has (computed by aggregation)."""
 
@@ -62,7 +61,7 @@ class HcaCheck(Fact):
     known: str = ""                # the devices this node has
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class GidChoice(Fact):
     """Per active RoCE port with a known GID table: the GID index NCCL will use against the usable ones."""
 
@@ -76,7 +75,7 @@ class GidChoice(Fact):
     v2_index: int = -1             # first RoCE v2 GID carrying an IPv4 address, -1 when none
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class RailLayout(Fact):
     """Per node: NICs that sit on a GPU's own PCIe switch (rails) and the NCCL_CROSS_NIC setting (aggregation)."""
 
@@ -86,7 +85,7 @@ class RailLayout(Fact):
     cross_nic: str = ""            # NCCL_CROSS_NIC value, '' when unset
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class TopoAffinity(Fact):
     """The CPU cores and NUMA node a GPU is close to."""
 
@@ -96,7 +95,7 @@ class TopoAffinity(Fact):
     numa: int = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class ExpectedBandwidth(Fact):
     """What a healthy node of this link class reaches between a and b, one direction, in GB/s (aggregation)."""
 

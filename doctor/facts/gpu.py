@@ -1,12 +1,11 @@
 """Facts about GPUs: CUDA errors, hardware faults, memory."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class CudaError(Fact):
     """kind: driver_insufficient | launch_failure | device_busy | illegal_address | no_device | ecc | lib_missing | other."""
 
@@ -15,7 +14,7 @@ class CudaError(Fact):
     detail: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class GpuFault(Fact):
     """A hardware/driver fault line (dmesg NVRM, Xid). fault: xid | reset_required | fell_off_bus | gsp | ecc."""
 
@@ -25,7 +24,7 @@ class GpuFault(Fact):
     bus_id: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class OomEvent(Fact):
     """A CUDA out-of-memory error, in bytes. -1 means the message did not say. Ratios are of total."""
 
@@ -46,7 +45,7 @@ class OomEvent(Fact):
     cache_covers_request: bool = False   # reserved-but-unallocated memory alone exceeds the failed request
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class BusError(Fact):
     """A DataLoader worker died of SIGBUS; shm_hint when the message blames shared memory."""
 
@@ -54,7 +53,7 @@ class BusError(Fact):
     shm_hint: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class TraceFrame(Fact):
     """A notable frame of a Python traceback (what the program was doing when it failed)."""
 
@@ -63,7 +62,7 @@ class TraceFrame(Fact):
     activity: str = ""             # checkpoint_load | set_device | init_process_group | forward | backward | optimizer_step | collective
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class GpuDevice(Fact):
     """A GPU seen by a tool: index, PCI bus id, model name."""
 

@@ -1,12 +1,11 @@
 """Facts a node reports about its GPUs and host hardware: PCIe links, ECC, clocks, fabric, processes, kernel."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PcieLink(Fact):
     """A device's PCIe link now versus what it can do. -1 = not reported. load: idle | busy | unknown."""
 
@@ -24,7 +23,7 @@ class PcieLink(Fact):
     source: str = ""               # nvidia-smi | nvml | lspci | kernel
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class GpuEcc(Fact):
     """ECC counters and page retirement / row remapping state of one GPU. -1 = not reported."""
 
@@ -41,7 +40,7 @@ class GpuEcc(Fact):
     reset_needed: bool = False     # a page retirement or row remap waits for a GPU reset
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class GpuThrottle(Fact):
     """One active clocks event (throttle) reason. hardware: the GPU itself slows down (thermal, power brake)."""
 
@@ -52,7 +51,7 @@ class GpuThrottle(Fact):
     hardware: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class GpuFabric(Fact):
     """NVSwitch fabric registration of one GPU (nvidia-smi -q Fabric, NVML fabric info). ok: Completed/Success."""
 
@@ -64,7 +63,7 @@ class GpuFabric(Fact):
     ok: bool = True
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class GpuProcess(Fact):
     """A process holding GPU memory. state: running | zombie | not_visible (no such pid here) | unknown."""
 
@@ -76,7 +75,7 @@ class GpuProcess(Fact):
     state: str = "unknown"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class GpuP2p(Fact):
     """Peer-to-peer status of a GPU pair as the driver reports it. status: ok | not_supported | chipset_not_supported | ..."""
 
@@ -86,7 +85,7 @@ class GpuP2p(Fact):
     status: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class KernelModule(Fact):
     """One loaded kernel module of interest (nvidia, nvidia_peermem, nv_peer_mem, mlx5_ib, ...)."""
 
@@ -94,7 +93,7 @@ class KernelModule(Fact):
     name: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class ModuleSummary(Fact):
     """What a complete module listing shows: is the GPU driver, GPUDirect RDMA's peer-memory module, RDMA loaded."""
 
@@ -105,7 +104,7 @@ class ModuleSummary(Fact):
     rdma: bool = False             # ib_core / mlx5_ib / other verbs providers
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class Iommu(Fact):
     """The IOMMU setting (kernel command line or boot log). translating: DMA is remapped (on, not passthrough)."""
 
@@ -114,7 +113,7 @@ class Iommu(Fact):
     translating: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PciAcs(Fact):
     """PCIe Access Control Services on a bridge: enabled means peer-to-peer requests are redirected upstream."""
 

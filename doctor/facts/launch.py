@@ -1,12 +1,11 @@
 """Facts about starting a job: rendezvous, stores, sockets, interfaces, rank layout."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class ConnectError(Fact):
     """A connection to a peer or store failed. outcome: refused|timeout|unreachable|reset|aborted|other."""
 
@@ -19,7 +18,7 @@ class ConnectError(Fact):
     link_local: bool = False       # the remote address is fe80::/10 or 169.254/16
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class ResolveError(Fact):
     """A host name did not resolve (getaddrinfo failed)."""
 
@@ -28,7 +27,7 @@ class ResolveError(Fact):
     port: int = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class BindError(Fact):
     """A server socket could not bind: the port is taken (EADDRINUSE)."""
 
@@ -37,7 +36,7 @@ class BindError(Fact):
     port: int = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class IfnameError(Fact):
     """A configured socket interface (GLOO_/NCCL_SOCKET_IFNAME) was not found or has no address."""
 
@@ -46,7 +45,7 @@ class IfnameError(Fact):
     transport: str = "unknown"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class Interface(Fact):
     """A network interface a transport chose (from NCCL Bootstrap/NET/Socket lines or a live probe)."""
 
@@ -59,7 +58,7 @@ class Interface(Fact):
     virtual: bool = False          # docker0, veth*, virbr*, br-*, cni*, flannel*, ...
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class RendezvousTimeout(Fact):
     """Waiting for peers timed out. backend: store|c10d|static|etcd|gloo."""
 
@@ -70,7 +69,7 @@ class RendezvousTimeout(Fact):
     surplus: int = 0               # joined - expected when both are known: > 0 means extra processes registered
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class RendezvousEndpoint(Fact):
     """The endpoint a launcher was told to rendezvous at, checked against this host's name."""
 
@@ -82,7 +81,7 @@ class RendezvousEndpoint(Fact):
     in_hosts_file: bool = True      # /etc/hosts or DNS output shows the name resolves
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class DeviceOrdinalError(Fact):
     """A rank asked for a GPU index that does not exist in its view (invalid device ordinal)."""
 
@@ -90,7 +89,7 @@ class DeviceOrdinalError(Fact):
     device: int = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class DuplicateGpu(Fact):
     """Two ranks of one communicator sit on the same GPU."""
 
@@ -100,7 +99,7 @@ class DuplicateGpu(Fact):
     bus_id: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class LaunchOption(Fact):
     """A launcher or scheduler option (torchrun flag, #SBATCH line, srun flag)."""
 
@@ -110,7 +109,7 @@ class LaunchOption(Fact):
     value: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class HostName(Fact):
     """This host's name (hostname output) and whether /etc/hosts maps it to loopback."""
 
@@ -119,7 +118,7 @@ class HostName(Fact):
     loopback: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class HostsEntry(Fact):
     """One name -> address entry of /etc/hosts."""
 
@@ -129,7 +128,7 @@ class HostsEntry(Fact):
     loopback: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class LaunchConfigError(Fact):
     """The launcher or init_process_group rejected its configuration (missing env var, rank out of range...)."""
 

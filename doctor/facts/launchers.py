@@ -6,12 +6,11 @@ net.connect_error, a TF_CONFIG error a launch.config_error); these kinds cover w
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class CollectiveStall(Fact):
     """A framework's stall inspector: some ranks submitted a collective, others never did (Horovod)."""
 
@@ -23,7 +22,7 @@ class CollectiveStall(Fact):
     waited_s: float = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class RemoteLaunchError(Fact):
     """A launcher could not start processes on a host for a reason other than the network (ssh auth, host key,
     missing binary). Network failures are net.connect_error with transport ssh."""
@@ -34,7 +33,7 @@ class RemoteLaunchError(Fact):
     reason: str = ""               # auth | host_key | not_found | daemon | other
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class WorkerExit(Fact):
     """A launcher reports that a worker process exited (DeepSpeed 'exits with return code', mpirun, horovodrun)."""
 
@@ -44,7 +43,7 @@ class WorkerExit(Fact):
     signal: str = ""               # SIGKILL, SIGSEGV, ... when known
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class RankAnnounce(Fact):
     """A process announcing its global rank (Lightning 'Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/8')."""
 
@@ -56,7 +55,7 @@ class RankAnnounce(Fact):
     seq: int = 1                   # how many times this rank was announced in this wording in this input so far
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class RankDuplicate(Fact):
     """Two processes (or two machines) claim the same rank (computed by aggregation)."""
 
@@ -68,7 +67,7 @@ class RankDuplicate(Fact):
     distinct: int = 0              # how many different ranks were announced at all
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class Hostfile(Fact):
     """What a launcher made of its hostfile (DeepSpeed: found, or 'Unable to find hostfile')."""
 
@@ -78,7 +77,7 @@ class Hostfile(Fact):
     path: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class HostfileIgnored(Fact):
     """A multi-node launch fell back to local resources because the hostfile was not found (aggregation)."""
 
@@ -87,7 +86,7 @@ class HostfileIgnored(Fact):
     wanted: str = ""               # the option that asked for several nodes: "--num_nodes 2" / "--hostfile hosts"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class MpiCudaSupport(Fact):
     """Whether the MPI library can take GPU buffers (ompi_info, Open MPI's 'not compiled with any support')."""
 

@@ -10,9 +10,8 @@ the judge in doctor/verdicts.py: one metric, one value, one basis sentence that 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 # metric -> (unit, "floor" when a measurement below the value is bad, "ceiling" when one above it is)
 METRICS: dict[str, tuple[str, str]] = {
@@ -25,7 +24,7 @@ METRICS: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class BenchExpectation(Fact):
     """What a measurement should reach. scope: '' for the whole job, else a node, a node pair or a device."""
 
@@ -37,7 +36,7 @@ class BenchExpectation(Fact):
     basis: str = ""                # "--expect link_gbps=10", "expectations.yaml", "topology: mlx5_0 200 Gb/sec"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class BandwidthSample(Fact):
     """One bandwidth measurement between this node and a peer (iperf3, perftest)."""
 
@@ -57,7 +56,7 @@ class BandwidthSample(Fact):
     role: str = ""                 # sender | receiver | client | server
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class LatencySample(Fact):
     """One latency measurement (ib_write_lat / ib_read_lat / ib_send_lat), microseconds."""
 
@@ -72,7 +71,7 @@ class LatencySample(Fact):
     gpu: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class CollectiveSize(Fact):
     """One message size of a nccl-tests run (out-of-place figures; wrong counts both columns)."""
 
@@ -85,7 +84,7 @@ class CollectiveSize(Fact):
     wrong: int = 0                 # #wrong elements, out-of-place + in-place
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class KernelShare(Fact):
     """From `nsys stats` cuda_gpu_kern_sum: how much GPU kernel time NCCL kernels take."""
 
@@ -97,7 +96,7 @@ class KernelShare(Fact):
     top_nccl: str = ""             # the NCCL kernel with the most time
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class GpuIdle(Fact):
     """From `nsys stats` cuda_gpu_trace: gaps on the GPU between one kernel or copy and the next."""
 
@@ -109,7 +108,7 @@ class GpuIdle(Fact):
     gaps_over_1ms: int = 0
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class CudaApiShare(Fact):
     """From `nsys stats` cuda_api_sum: where host-side CUDA API time goes."""
 
@@ -120,7 +119,7 @@ class CudaApiShare(Fact):
     top_share: float = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class BenchVerdict(Fact):
     """A measurement judged against an expectation (computed by aggregation): both figures and their ratio."""
 

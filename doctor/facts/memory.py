@@ -6,12 +6,11 @@ classified by the stack frames of each allocation; fractions are of the memory t
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class MemorySnapshot(Fact):
     """One device of a memory snapshot: what held the memory at its peak, and how fragmented the cache was."""
 

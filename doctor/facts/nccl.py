@@ -1,12 +1,11 @@
 """Facts read from NCCL debug output and NCCL errors surfaced by frameworks."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class NcclVersion(Fact):
     KIND = "nccl.version"
     version: str = ""
@@ -14,7 +13,7 @@ class NcclVersion(Fact):
     cuda: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class NcclError(Fact):
     """An NCCL result code as reported by a framework. code: system|internal|invalid_usage|remote|cuda|timeout|other."""
 
@@ -24,7 +23,7 @@ class NcclError(Fact):
     detail: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class NcclWarn(Fact):
     """A WARN line of NCCL_DEBUG output."""
 
@@ -33,7 +32,7 @@ class NcclWarn(Fact):
     message: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class CallFailed(Fact):
     """A system or library call failed. errno is symbolic (ENOSPC, EACCES, ENOMEM, ETIMEDOUT, ENODEV...)."""
 
@@ -45,7 +44,7 @@ class CallFailed(Fact):
     roce: bool = False             # the GIDs involved are RoCE (IPv4-mapped / Ethernet)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class NcclNet(Fact):
     """The network transport NCCL selected. net: IB | Socket | <plugin name>."""
 
@@ -53,7 +52,7 @@ class NcclNet(Fact):
     net: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class IbUnavailable(Fact):
     """NCCL could not use InfiniBand/RoCE. reason: no_device | no_verbs_lib | disabled_by_env."""
 
@@ -61,7 +60,7 @@ class IbUnavailable(Fact):
     reason: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class GdrState(Fact):
     """GPUDirect RDMA per HCA (from NET/IB lines) or per connection (the /GDRDMA suffix)."""
 
@@ -70,7 +69,7 @@ class GdrState(Fact):
     enabled: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class NcclChannel(Fact):
     """One distinct connection type a rank set up. transport: P2P/IPC, P2P/CUMEM, SHM, NET/IB, NET/Socket..."""
 
@@ -80,7 +79,7 @@ class NcclChannel(Fact):
     remote: bool = False           # goes over the network
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class NcclSummary(Fact):
     """Per node: what the NCCL log of that node shows overall (computed by aggregation)."""
 
@@ -94,7 +93,7 @@ class NcclSummary(Fact):
     ib_configured: bool = False    # NCCL_IB_HCA / IB devices / /dev/infiniband show IB was meant to be used
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class HandleCorrupt(Fact):
     """A peer's connection handle decoded as garbage (e.g. address family 0): the peers disagree on layout."""
 
@@ -102,7 +101,7 @@ class HandleCorrupt(Fact):
     detail: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class NcclLog(Fact):
     """Per node and input: how much NCCL_DEBUG output there was and whether it covers network init."""
 
@@ -111,7 +110,7 @@ class NcclLog(Fact):
     net_init_seen: bool = False    # NET/Plugin, Bootstrap, NET/IB or NET/Socket lines present
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class NcclHca(Fact):
     """An HCA port NCCL's IB transport is using (NET/IB : Using [0]mlx5_0:1/IB ...)."""
 
@@ -122,7 +121,7 @@ class NcclHca(Fact):
     sharp: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class IbEvent(Fact):
     """An asynchronous event NCCL's IB transport received (port error, LID change, device fatal)."""
 

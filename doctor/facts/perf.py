@@ -5,12 +5,11 @@ A trace's facts carry the event index in traceEvents as their origin line, so ev
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class TraceStep(Fact):
     """One training step of one rank. device: gpu (kernels in the trace) or cpu (CPU-only trace, e.g. gloo).
 
@@ -39,7 +38,7 @@ class TraceStep(Fact):
     top_comm: str = ""               # the longest communication kernel/op of the step
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class TraceRank(Fact):
     """One rank's trace: medians over its steps, the worst step for each concern, and HTA-style totals.
 
@@ -77,7 +76,7 @@ class TraceRank(Fact):
     truncated: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class TraceCollectives(Fact):
     """A rank's collectives in order (the input of the cross-rank skew): parallel tuples, one entry each."""
 
@@ -91,7 +90,7 @@ class TraceCollectives(Fact):
     dataloader_frac: float = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class TraceJob(Fact):
     """The traces of one job seen together: ranks, and the least exposed communication of any rank
     (waiting for a slow peer looks like communication; the least-waiting rank shows the transfer's own cost)."""
@@ -104,7 +103,7 @@ class TraceJob(Fact):
     least_exposed_rank: int = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class TraceStraggler(Fact):
     """A rank that arrives last at collectives: the others' collectives last longer while they wait for it."""
 
@@ -120,7 +119,7 @@ class TraceStraggler(Fact):
     compute_ratio: float = -1        # its compute over the median of the other ranks'
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class CollectiveAbsent(Fact):
     """A rank missing from a collective that the other ranks entered (rank is the absent one)."""
 
@@ -134,7 +133,7 @@ class CollectiveAbsent(Fact):
     typical_ms: float = -1           # median duration of this op in the traces
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class CollectiveBandwidth(Fact):
     """The best bus bandwidth a rank's NCCL collectives reached on large messages, against its link class."""
 
@@ -152,7 +151,7 @@ class CollectiveBandwidth(Fact):
     single_node: bool = False        # the group fits on the GPUs this host lists
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class GpuUtilisation(Fact):
     """Utilisation of one GPU over a sampling window (nvidia-smi dmon / --query-gpu logs, or NVML live)."""
 

@@ -5,12 +5,11 @@ Each policy item becomes one of these; rules under rules/policy/ compare measure
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PolicyMin(Fact):
     """A measured quantity must be at least `value`. measure: shm_bytes | memlock_kb | pcie_gen | pcie_width |
     ib_active_ports | ib_rate_gbps | busbw_gbs."""
@@ -22,7 +21,7 @@ class PolicyMin(Fact):
     text: str = ""                 # the requirement as written: "1G", "unlimited", "200"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PolicyCount(Fact):
     """A count must equal `value`. measure: gpus."""
 
@@ -32,7 +31,7 @@ class PolicyCount(Fact):
     value: int = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PolicyRequire(Fact):
     """A property must hold everywhere. what: nvlink_all_pairs."""
 
@@ -41,7 +40,7 @@ class PolicyRequire(Fact):
     what: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PolicyPin(Fact):
     """A package must be at this version on every node."""
 
@@ -52,7 +51,7 @@ class PolicyPin(Fact):
     version_num: int = 0
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PolicyEqual(Fact):
     """A package must be at one version across all nodes."""
 
@@ -61,7 +60,7 @@ class PolicyEqual(Fact):
     name: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PolicyForbid(Fact):
     """An environment variable (an NCCL override) must not be set."""
 

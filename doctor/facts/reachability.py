@@ -1,12 +1,11 @@
 """Facts measured now, on this node: can it open a TCP connection to an address a job needs?"""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class Reachability(Fact):
     """A live TCP connect from `node` to host:port. outcome: open | refused | timeout | unreachable | unresolved | error."""
 

@@ -1,12 +1,11 @@
 """Facts about the gathering itself: what each probe or parser could and could not read."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class ProbeStatus(Fact):
     """status: ok | skipped | failed. Absence and breakage are facts too."""
 

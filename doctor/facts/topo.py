@@ -1,12 +1,11 @@
 """Facts about the node's interconnect: GPU-GPU links, NVLink state, PCIe, measured bandwidth."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class TopoLink(Fact):
     """One GPU pair from `nvidia-smi topo -m`. link: NV#, PIX, PXB, PHB, NODE, SYS."""
 
@@ -18,7 +17,7 @@ class TopoLink(Fact):
     nvlinks: int = 0
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class TopoNic(Fact):
     """One GPU-NIC pair from `nvidia-smi topo -m` (NIC affinity). nic: the legend's device name (mlx5_0) or NIC#."""
 
@@ -29,7 +28,7 @@ class TopoNic(Fact):
     path: str = ""                 # nvlink | pcie_switch | host_bridge | numa | cross_socket
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class TopoSummary(Fact):
     """Per node: how the GPU pairs connect (computed by aggregation)."""
 
@@ -41,7 +40,7 @@ class TopoSummary(Fact):
     host_pairs: int = 0            # PHB / NODE / SYS: through the CPU
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class NvlinkState(Fact):
     """One NVLink of one GPU (nvidia-smi nvlink -s)."""
 
@@ -52,7 +51,7 @@ class NvlinkState(Fact):
     gbs: float = 0
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class CollectiveBench(Fact):
     """A collective benchmark run (nccl-tests): avg bus bandwidth in GB/s, how far it got."""
 

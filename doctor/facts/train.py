@@ -1,12 +1,11 @@
 """Facts from training logs: per-rank step timing (data loading, compute, communication)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from doctor.facts.base import Fact
+from doctor.facts.base import Fact, fact
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class TrainSteps(Fact):
     """Median per-step timings of one rank's training log, in seconds (-1 when the log does not say)."""
 
@@ -20,7 +19,7 @@ class TrainSteps(Fact):
     comm_share: float = -1         # comm_s / step_s
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class SlowRank(Fact):
     """A rank whose own work per step is much longer than the other ranks' (computed by aggregation)."""
 
