@@ -29,7 +29,7 @@ from doctor.probing.parallel import jobs_for, parallel_hits
 GREP_MIN_BYTES = 4 * 2**20      # below this, starting a child costs more than it saves
 SAMPLE_ALL_BELOW = 64 * 2**20   # smaller inputs are read whole by sampled probes too
 SAMPLES = 16                    # evenly spaced windows of a bigger input ...
-SAMPLE_BYTES = 2**16            # ... of this many bytes each (a few hundred step lines)
+SAMPLE_BYTES = 2**15            # ... of this many bytes each (a few hundred step lines)
 
 
 def scan_lines(item: InputFile, triggers: Iterable[str],
