@@ -1,4 +1,4 @@
-"""Whole lines out of byte blocks: the lines that hold a trigger, and every trigger line of a few sample windows.
+"""Whole lines out of byte blocks: the lines that hold a trigger, and the lines of a few sample windows that hold a sample trigger.
 
 The one loop every scan path shares (in this process, in the parallel hsgrep workers, for one byte
 range of a file or a whole stream), so that all of them pick the same lines with the same numbers.
@@ -7,7 +7,8 @@ for hours is one line) is cut to a window around its first trigger. Nothing but 
 and the hits is held, so memory stays bounded whatever the input.
 
 Sample windows serve the probes that read statistics off lines repeating all through a log
-(contract.LineProbe.sampled): a window is SIZE bytes from an absolute offset, whole lines only.
+(contract.LineProbe.sampled): a window is a range of absolute byte offsets, and a line is in it
+when it lies wholly inside (newline included) and is at most MAX_LINE bytes long.
 """
 from __future__ import annotations
 
