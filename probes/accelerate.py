@@ -17,16 +17,16 @@ the torch probes), printed under `stderr:` / `[rankN]:` prefixes.
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.env import PackageVersion
 from doctor.facts.launch import LaunchOption
 from doctor.probing.contract import LineProbe
 from doctor.probing.lines import version_num
+from doctor.probing.regex import lazy_compile
 
-_VERSION = re.compile(r"^\s*-\s*(?:`Accelerate`|`accelerate`) version:\s*(?P<v>\S+)")
-_TORCH = re.compile(r"^\s*-\s*PyTorch version \((?:GPU|accelerator)\?\):\s*(?P<v>[\w.+\-]+)")
-_OPTION = re.compile(r"^\s*(?:-\s*)?(?P<name>machine_rank|num_machines|num_processes|main_process_ip|main_process_port|"
+_VERSION = lazy_compile(r"^\s*-\s*(?:`Accelerate`|`accelerate`) version:\s*(?P<v>\S+)")
+_TORCH = lazy_compile(r"^\s*-\s*PyTorch version \((?:GPU|accelerator)\?\):\s*(?P<v>[\w.+\-]+)")
+_OPTION = lazy_compile(r"^\s*(?:-\s*)?(?P<name>machine_rank|num_machines|num_processes|main_process_ip|main_process_port|"
                      r"distributed_type|gpu_ids|rdzv_backend|same_network)\s*:\s*(?P<value>[^\s#]+)")
 
 

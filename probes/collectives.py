@@ -10,19 +10,19 @@ Sample input:
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.collective import (CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost,
                                      UnusedParameters)
 from doctor.probing.contract import LineProbe
+from doctor.probing.regex import lazy_compile
 
-_RANK = re.compile(r"\[Rank (?P<r>\d+)\]")
-_WORK = re.compile(r"Work\w*\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<ms>\d+))?")
-_PROGRESS = re.compile(r"last enqueued (?:NCCL )?work: (?P<enq>-?\d+), last completed (?:NCCL )?work: (?P<done>-?\d+)")
-_TIMEOUT_AT = re.compile(r"Timeout at NCCL work: (?P<seq>\d+)")
-_GLOO_WAIT = re.compile(r"Timed out waiting (?P<ms>\d+)ms for (?P<op>\w+) operation")
-_FINGERPRINT = re.compile(r"Rank (?P<r>\d+) is running (?:inconsistent )?collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+), )?OpType=(?P<op>\w+)")
-_PEER = re.compile(r"(?P<why>Connection closed by peer|Connection reset by peer|Read error|Write error)\s*\[?(?P<peer>[^\]\s]*)\]?(?::(?P<port>\d+))?")
+_RANK = lazy_compile(r"\[Rank (?P<r>\d+)\]")
+_WORK = lazy_compile(r"Work\w*\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<ms>\d+))?")
+_PROGRESS = lazy_compile(r"last enqueued (?:NCCL )?work: (?P<enq>-?\d+), last completed (?:NCCL )?work: (?P<done>-?\d+)")
+_TIMEOUT_AT = lazy_compile(r"Timeout at NCCL work: (?P<seq>\d+)")
+_GLOO_WAIT = lazy_compile(r"Timed out waiting (?P<ms>\d+)ms for (?P<op>\w+) operation")
+_FINGERPRINT = lazy_compile(r"Rank (?P<r>\d+) is running (?:inconsistent )?collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+), )?OpType=(?P<op>\w+)")
+_PEER = lazy_compile(r"(?P<why>Connection closed by peer|Connection reset by peer|Read error|Write error)\s*\[?(?P<peer>[^\]\s]*)\]?(?::(?P<port>\d+))?")
 
 
 class Collectives(LineProbe):

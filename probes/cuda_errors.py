@@ -9,10 +9,10 @@ Sample input:
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.gpu import BusError, CudaError, GpuFault
 from doctor.probing.contract import LineProbe
+from doctor.probing.regex import lazy_compile
 
 _CUDA: tuple[tuple[str, str], ...] = (
     ("driver version is insufficient", "driver_insufficient"), ("cudaErrorInsufficientDriver", "driver_insufficient"),
@@ -26,8 +26,8 @@ _CUDA: tuple[tuple[str, str], ...] = (
     ("device-side assert", "device_assert"), ("system not yet initialized", "fabric_manager"),
     ("peer access is not supported", "peer_access"), ("cudaErrorPeerAccessUnsupported", "peer_access"),
 )
-_CAUSED_BY = re.compile(r"caused by previous Xid (?P<xid>\d+)")
-_XID = re.compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
+_CAUSED_BY = lazy_compile(r"caused by previous Xid (?P<xid>\d+)")
+_XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
 
 
 class CudaErrors(LineProbe):

@@ -9,18 +9,18 @@ Sample input:
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.launch import LaunchConfigError
 from doctor.facts.launchers import Hostfile, RemoteLaunchError, WorkerExit
 from doctor.probing.contract import LineProbe
+from doctor.probing.regex import lazy_compile
 
-_NO_HOSTFILE = re.compile(r"Unable to find hostfile, will proceed with training with local resources only")
-_HOSTFILE_AT = re.compile(r"Using hostfile at (?P<path>\S+) but host=(?P<host>[\w.\-]+) was not reachable via ssh")
-_BAD_HOSTFILE = re.compile(r"(?P<msg>Hostfile (?:contains a bad entry|is empty or not formatted correctly|is not formatted correctly)"
+_NO_HOSTFILE = lazy_compile(r"Unable to find hostfile, will proceed with training with local resources only")
+_HOSTFILE_AT = lazy_compile(r"Using hostfile at (?P<path>\S+) but host=(?P<host>[\w.\-]+) was not reachable via ssh")
+_BAD_HOSTFILE = lazy_compile(r"(?P<msg>Hostfile (?:contains a bad entry|is empty or not formatted correctly|is not formatted correctly)"
                            r"[^\n]*)")
-_EXIT = re.compile(r"sigkill_handler\].*exits with return code = (?P<code>-?\d+)")
-_LOCAL_RANK = re.compile(r"--local_rank=(?P<rank>\d+)")
+_EXIT = lazy_compile(r"sigkill_handler\].*exits with return code = (?P<code>-?\d+)")
+_LOCAL_RANK = lazy_compile(r"--local_rank=(?P<rank>\d+)")
 SIGNALS = {-9: "SIGKILL", -11: "SIGSEGV", -6: "SIGABRT", -7: "SIGBUS", -15: "SIGTERM", -2: "SIGINT"}
 
 

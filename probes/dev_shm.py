@@ -12,10 +12,11 @@ import re
 
 from doctor.facts.env import ShmSize
 from doctor.probing.contract import LineProbe, ParseContext
+from doctor.probing.regex import lazy_compile
 
-_DF = re.compile(r"^\S+\s+(?P<size>\d+(?:[.,]\d+)?[KMGTP]?)\s+\S+\s+\S+\s+(?:\d+%|-)\s+/dev/shm/?\s*$")
-_LS = re.compile(r"^(?P<mode>d[rwxsStT-]{9})[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+.*\s/dev/shm/?\s*$")
-_MOUNT = re.compile(r"^\S+\s+(?:on\s+)?/dev/shm\s+(?:type\s+)?tmpfs\s+\(?(?P<opts>\S+?)\)?(?:\s+\d+\s+\d+)?\s*$")
+_DF = lazy_compile(r"^\S+\s+(?P<size>\d+(?:[.,]\d+)?[KMGTP]?)\s+\S+\s+\S+\s+(?:\d+%|-)\s+/dev/shm/?\s*$")
+_LS = lazy_compile(r"^(?P<mode>d[rwxsStT-]{9})[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+.*\s/dev/shm/?\s*$")
+_MOUNT = lazy_compile(r"^\S+\s+(?:on\s+)?/dev/shm\s+(?:type\s+)?tmpfs\s+\(?(?P<opts>\S+?)\)?(?:\s+\d+\s+\d+)?\s*$")
 _POWERS = {"": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4, "P": 1024**5}
 
 

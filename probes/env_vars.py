@@ -13,17 +13,18 @@ import re
 
 from doctor.facts.env import EnvVar
 from doctor.probing.contract import LineProbe, ParseContext
+from doctor.probing.regex import lazy_compile
 
 PREFIXES = ("NCCL_", "GLOO_", "TORCH_", "TORCHELASTIC_", "PYTORCH_", "MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE",
             "LOCAL_RANK", "LOCAL_WORLD_SIZE", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "UCX_", "OMPI_MCA_", "FI_",
             "HOROVOD_", "TF_CONFIG", "SLURM_GPUS", "SLURM_NTASKS", "LD_LIBRARY_PATH")
 _NAME = r"(?P<name>(?:NCCL|GLOO|TORCH|TORCHELASTIC|PYTORCH|UCX|OMPI_MCA|FI|HOROVOD)_\w+|MASTER_ADDR|MASTER_PORT|WORLD_SIZE|LOCAL_RANK|LOCAL_WORLD_SIZE|CUDA_VISIBLE_DEVICES|CUDA_DEVICE_ORDER|TF_CONFIG|SLURM_GPUS\w*|SLURM_NTASKS\w*|LD_LIBRARY_PATH)"
-_ASSIGN = re.compile(r"(?:^|[\s;'\"(,{])(?:export\s+|set\s+)?" + _NAME + r"\s*=\s*(?P<value>\"[^\"]*\"|'[^']*'|[^\s;)}]*)")
-_NCCL_ECHO = re.compile(r"\b" + _NAME + r" set (?:by environment )?(?:to )(?P<value>\S+?)\.?(?:\s|$)")
-_NCCL_ECHO_BARE = re.compile(r"\b" + _NAME + r" set by environ")
-_YAML_NAME = re.compile(r"-\s*name:\s*[\"']?" + _NAME + r"[\"']?\s*$")
-_YAML_VALUE = re.compile(r"^\s*value:\s*[\"']?(?P<value>[^\"']*)[\"']?\s*$")
-SECRET = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)", re.I)
+_ASSIGN = lazy_compile(r"(?:^|[\s;'\"(,{])(?:export\s+|set\s+)?" + _NAME + r"\s*=\s*(?P<value>\"[^\"]*\"|'[^']*'|[^\s;)}]*)")
+_NCCL_ECHO = lazy_compile(r"\b" + _NAME + r" set (?:by environment )?(?:to )(?P<value>\S+?)\.?(?:\s|$)")
+_NCCL_ECHO_BARE = lazy_compile(r"\b" + _NAME + r" set by environ")
+_YAML_NAME = lazy_compile(r"-\s*name:\s*[\"']?" + _NAME + r"[\"']?\s*$")
+_YAML_VALUE = lazy_compile(r"^\s*value:\s*[\"']?(?P<value>[^\"']*)[\"']?\s*$")
+SECRET = lazy_compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)", re.I)
 
 
 class EnvVars(LineProbe):

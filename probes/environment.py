@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import re
+from doctor.probing.regex import lazy_compile
 
 REDACTED = "<redacted>"
-SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW(?:OR)?D|KEY|CREDENTIAL|AUTH|COOKIE|^AWS_|^HF_TOKEN$|^WANDB_API_KEY$", re.I)
-_URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][\w+.-]*://)[^\s/:@]+:[^\s/@]+@")
-_TOKEN_SHAPES = re.compile(r"\b(?:hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|AKIA[0-9A-Z]{16}|"
+SECRET_NAME = lazy_compile(r"TOKEN|SECRET|PASSW(?:OR)?D|KEY|CREDENTIAL|AUTH|COOKIE|^AWS_|^HF_TOKEN$|^WANDB_API_KEY$", re.I)
+_URL_CREDENTIALS = lazy_compile(r"(?P<scheme>[A-Za-z][\w+.-]*://)[^\s/:@]+:[^\s/@]+@")
+_TOKEN_SHAPES = lazy_compile(r"\b(?:hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|AKIA[0-9A-Z]{16}|"
                            r"ASIA[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|glpat-[\w-]{20,})\b")
 
 

@@ -15,9 +15,10 @@ from doctor.expectations import entries, parse_value
 from doctor.facts.measure import METRICS, BenchExpectation
 from doctor.facts.status import ProbeStatus
 from doctor.probing.contract import DocumentProbe, ParseContext
+from doctor.probing.regex import lazy_compile
 
 _KEYS = "|".join(("expect", "expectations", *METRICS))
-_LINE = re.compile(rf"^\s*(?:{_KEYS})\s*:")
+_LINE = lazy_compile(rf"^\s*(?:{_KEYS})\s*:")
 
 
 class Expectations(DocumentProbe):

@@ -20,7 +20,6 @@ rendezvous: failures to reach it are net.connect_error with transport rdzv, at t
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.collective import CollectiveTimeout, PeerLost
 from doctor.facts.launch import ConnectError, RendezvousTimeout
@@ -28,18 +27,19 @@ from doctor.facts.launchers import CollectiveStall, WorkerExit
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import address_class
 from probes.remote_shell import outcome_of
+from doctor.probing.regex import lazy_compile
 
-_TAG = re.compile(r"^\s*(?:\w{3} \w{3}\s+\d+ [\d:]+ \d{4})?\[(?:\d+,)?(?P<rank>\d+)\]<(?:stdout|stderr)>:")
-_GLOO_PAIR = re.compile(r"(?:\bconnect|Connect timeout) \[(?P<host>[^\]]+)\]:(?P<port>\d+)(?::\s*(?P<err>.+))?$")
-_HTTP_STORE = re.compile(r"HTTP (?:GET|PUT|POST)? ?request failed")
-_KVSTORE = re.compile(r"KVStore server failed.*?(?P<err>Connection refused|timed out|No route to host|Name or service not known)")
-_START_TIMEOUT = re.compile(r"Timed out waiting for (?P<what>tasks to start|the hosts to acknowledge|[\w ]+)\. Please check connectivity")
-_SHUTDOWN = re.compile(r"Horovod has been shut down\.")
-_STALL = re.compile(r"submitted to be reduced, gathered or broadcasted by subset of ranks.*?more than (?P<secs>\d+) seconds")
-_MISSING_BLOCK = re.compile(r"^\s*(?P<rank>\d+): \[(?P<tensors>[^\]]*)\]?")
-_MISSING_INLINE = re.compile(r"(?P<tensor>[\w/.\-]+) \[missing ranks: (?P<ranks>[\d, ]+)\]")
-_RDZV_ENV = re.compile(r"HOROVOD_GLOO_RENDEZVOUS_(?P<key>ADDR|PORT)=['\"]?(?P<value>[\w.:\-]+)")
-_EXIT = re.compile(r"Process (?P<rank>\d+) exit with status code (?P<code>-?\d+)")
+_TAG = lazy_compile(r"^\s*(?:\w{3} \w{3}\s+\d+ [\d:]+ \d{4})?\[(?:\d+,)?(?P<rank>\d+)\]<(?:stdout|stderr)>:")
+_GLOO_PAIR = lazy_compile(r"(?:\bconnect|Connect timeout) \[(?P<host>[^\]]+)\]:(?P<port>\d+)(?::\s*(?P<err>.+))?$")
+_HTTP_STORE = lazy_compile(r"HTTP (?:GET|PUT|POST)? ?request failed")
+_KVSTORE = lazy_compile(r"KVStore server failed.*?(?P<err>Connection refused|timed out|No route to host|Name or service not known)")
+_START_TIMEOUT = lazy_compile(r"Timed out waiting for (?P<what>tasks to start|the hosts to acknowledge|[\w ]+)\. Please check connectivity")
+_SHUTDOWN = lazy_compile(r"Horovod has been shut down\.")
+_STALL = lazy_compile(r"submitted to be reduced, gathered or broadcasted by subset of ranks.*?more than (?P<secs>\d+) seconds")
+_MISSING_BLOCK = lazy_compile(r"^\s*(?P<rank>\d+): \[(?P<tensors>[^\]]*)\]?")
+_MISSING_INLINE = lazy_compile(r"(?P<tensor>[\w/.\-]+) \[missing ranks: (?P<ranks>[\d, ]+)\]")
+_RDZV_ENV = lazy_compile(r"HOROVOD_GLOO_RENDEZVOUS_(?P<key>ADDR|PORT)=['\"]?(?P<value>[\w.:\-]+)")
+_EXIT = lazy_compile(r"Process (?P<rank>\d+) exit with status code (?P<code>-?\d+)")
 _OPS = (("allreduce", "allreduce"), ("allgather", "allgather"), ("broadcast", "broadcast"), ("alltoall", "alltoall"),
         ("reducescatter", "reducescatter"))
 

@@ -11,17 +11,17 @@ Sample input:
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.env import EnvVar
 from doctor.facts.launch import HostName, HostsEntry
 from doctor.probing.contract import DocumentProbe, ParseContext
 from doctor.probing.lines import address_class
+from doctor.probing.regex import lazy_compile
 
-_PROMPT = re.compile(r"^(?:\(\S+\)\s*)?(?:[\w.\-]+@(?P<host>[\w.\-]+):[^#$]*[#$]|\$|#)\s(?P<cmd>.*)$")
-_HOSTS_LINE = re.compile(r"^\s*(?P<addr>\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F]*:[0-9a-fA-F:.]*)\s+"   # an IPv4 or IPv6 address
+_PROMPT = lazy_compile(r"^(?:\(\S+\)\s*)?(?:[\w.\-]+@(?P<host>[\w.\-]+):[^#$]*[#$]|\$|#)\s(?P<cmd>.*)$")
+_HOSTS_LINE = lazy_compile(r"^\s*(?P<addr>\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F]*:[0-9a-fA-F:.]*)\s+"   # an IPv4 or IPv6 address
                          r"(?P<names>[\w.\-]+(?:\s+[\w.\-]+)*)\s*(?:#.*)?$")
-_ECHO_VAR = re.compile(r"^echo\s+\"?\$\{?(?P<var>\w+)\}?\"?\s*$")
+_ECHO_VAR = lazy_compile(r"^echo\s+\"?\$\{?(?P<var>\w+)\}?\"?\s*$")
 
 
 class HostConfig(DocumentProbe):

@@ -18,11 +18,12 @@ import re
 
 from doctor.probing.contract import DocumentProbe, ParseContext
 from probes.ib_ports import PortReading, emit_gid, phys_of, state_of
+from doctor.probing.regex import lazy_compile
 
-_HCA = re.compile(r"^\s*hca_id:\s*(?P<dev>\S+)")
-_PORT = re.compile(r"^\s*port:\s*(?P<port>\d+)\s*$")
-_FIELD = re.compile(r"^\s*(?P<key>state|phys_state|link_layer|active_width|active_speed):\s*(?P<value>.+?)\s*$")
-_GID = re.compile(r"^\s*GID\[\s*(?P<i>\d+)\]:\s*(?P<gid>[0-9a-fA-F:.]+)(?:,\s*(?P<kind>.+?))?\s*$")
+_HCA = lazy_compile(r"^\s*hca_id:\s*(?P<dev>\S+)")
+_PORT = lazy_compile(r"^\s*port:\s*(?P<port>\d+)\s*$")
+_FIELD = lazy_compile(r"^\s*(?P<key>state|phys_state|link_layer|active_width|active_speed):\s*(?P<value>.+?)\s*$")
+_GID = lazy_compile(r"^\s*GID\[\s*(?P<i>\d+)\]:\s*(?P<gid>[0-9a-fA-F:.]+)(?:,\s*(?P<kind>.+?))?\s*$")
 
 
 class IbvDevinfo(DocumentProbe):

@@ -20,11 +20,12 @@ import re
 
 from doctor.probing.contract import DocumentProbe, ParseContext
 from probes.ib_ports import PortReading, emit_gid, phys_of, state_of
+from doctor.probing.regex import lazy_compile
 
-_CA = re.compile(r"^\s*CA '(?P<dev>[^']+)'")
-_CA_PORT = re.compile(r"^\s*Port (?P<port>\d+):\s*$")
-_IBSTATUS = re.compile(r"^\s*Infiniband device '(?P<dev>[^']+)' port (?P<port>\d+) status:")
-_FIELD = re.compile(r"^\s*(?P<key>State|Physical state|Rate|Link layer|state|phys state|rate|link_layer|default gid):"
+_CA = lazy_compile(r"^\s*CA '(?P<dev>[^']+)'")
+_CA_PORT = lazy_compile(r"^\s*Port (?P<port>\d+):\s*$")
+_IBSTATUS = lazy_compile(r"^\s*Infiniband device '(?P<dev>[^']+)' port (?P<port>\d+) status:")
+_FIELD = lazy_compile(r"^\s*(?P<key>State|Physical state|Rate|Link layer|state|phys state|rate|link_layer|default gid):"
                     r"\s*(?P<value>.+?)\s*$")
 
 

@@ -8,13 +8,13 @@ Sample input:
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.hardware import Iommu
 from doctor.probing.contract import LineProbe, ParseContext
+from doctor.probing.regex import lazy_compile
 
-_TOKEN = re.compile(r"(?:^|\s)(?P<tok>(?:intel_iommu|amd_iommu|iommu)=(?P<value>[\w,]+))")
-_DOMAIN = re.compile(r"iommu: Default domain type: (?P<type>\w+)")
+_TOKEN = lazy_compile(r"(?:^|\s)(?P<tok>(?:intel_iommu|amd_iommu|iommu)=(?P<value>[\w,]+))")
+_DOMAIN = lazy_compile(r"iommu: Default domain type: (?P<type>\w+)")
 
 
 class IommuLines(LineProbe):

@@ -18,14 +18,15 @@ from doctor.facts.launch import ConnectError
 from doctor.facts.measure import BandwidthSample
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
 from doctor.probing.lines import address_class, errno_of, json_object
+from doctor.probing.regex import lazy_compile
 
 _UNIT = {"": 1e-9, "K": 1e-6, "M": 1e-3, "G": 1.0, "T": 1e3}
-_SUMMARY = re.compile(r"^\[\s*(?P<id>\d+|SUM)\]\s+(?P<t0>[\d.]+)-(?P<t1>[\d.]+)\s+sec\s+[\d.]+\s+\w?Bytes\s+"
+_SUMMARY = lazy_compile(r"^\[\s*(?P<id>\d+|SUM)\]\s+(?P<t0>[\d.]+)-(?P<t1>[\d.]+)\s+sec\s+[\d.]+\s+\w?Bytes\s+"
                       r"(?P<rate>[\d.]+)\s+(?P<unit>[KMGT]?)bits/sec\b.*?\b(?P<role>sender|receiver)\s*$")
-_CONNECTING = re.compile(r"Connecting to host (?P<host>[^,\s]+), port (?P<port>\d+)")
-_ACCEPTED = re.compile(r"Accepted connection from (?P<host>[^,\s]+), port \d+")
-_LOCAL = re.compile(r"local (?P<local>\S+) port \d+ connected to (?P<remote>\S+) port \d+")
-_ERROR = re.compile(r"iperf3: error - unable to connect to server(?: - server may have stopped running)?:?\s*(?P<err>.*)$")
+_CONNECTING = lazy_compile(r"Connecting to host (?P<host>[^,\s]+), port (?P<port>\d+)")
+_ACCEPTED = lazy_compile(r"Accepted connection from (?P<host>[^,\s]+), port \d+")
+_LOCAL = lazy_compile(r"local (?P<local>\S+) port \d+ connected to (?P<remote>\S+) port \d+")
+_ERROR = lazy_compile(r"iperf3: error - unable to connect to server(?: - server may have stopped running)?:?\s*(?P<err>.*)$")
 
 
 def gbps(rate: float, prefix: str) -> float:

@@ -10,14 +10,14 @@ Sample input (/proc/modules, then lsmod):
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.hardware import KernelModule, ModuleSummary
 from doctor.probing.contract import DocumentProbe, ParseContext
+from doctor.probing.regex import lazy_compile
 
-_PROC = re.compile(r"^(?P<name>\w+) \d+ (?:\d+|-) \S+ (?:Live|Loading|Unloading) 0x[0-9a-f]+")
-_LSMOD_HEADER = re.compile(r"^Module\s+Size\s+Used by\s*$")
-_LSMOD = re.compile(r"^(?P<name>\w+)\s+\d+\s+\d+(?:\s+\S+)?\s*$")
+_PROC = lazy_compile(r"^(?P<name>\w+) \d+ (?:\d+|-) \S+ (?:Live|Loading|Unloading) 0x[0-9a-f]+")
+_LSMOD_HEADER = lazy_compile(r"^Module\s+Size\s+Used by\s*$")
+_LSMOD = lazy_compile(r"^(?P<name>\w+)\s+\d+\s+\d+(?:\s+\S+)?\s*$")
 NOTABLE = ("nvidia", "nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia_peermem", "nv_peer_mem", "nvidia_fs",
            "gdrdrv", "ib_core", "ib_uverbs", "rdma_ucm", "mlx5_core", "mlx5_ib", "mlx4_ib", "irdma", "bnxt_re", "efa",
            "ib_ipoib")

@@ -7,18 +7,18 @@ Sample input:
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.launch import LaunchOption
 from doctor.probing.contract import LineProbe
+from doctor.probing.regex import lazy_compile
 
 _LAUNCHERS: tuple[tuple[str, str], ...] = (
     ("torchrun", "torchrun"), ("torch.distributed.run", "torchrun"), ("torch.distributed.launch", "torchrun"),
     ("#SBATCH", "slurm"), ("srun ", "slurm"), ("deepspeed ", "deepspeed"), ("accelerate launch", "accelerate"),
     ("mpirun ", "mpirun"), ("horovodrun ", "horovod"),
 )
-_ELASTIC_CONFIG = re.compile(r"^\s*(?P<name>rdzv_endpoint|rdzv_backend|min_nodes|max_nodes|nproc_per_node|max_restarts)\s+:\s*(?P<value>\S+)\s*$")
-_FLAG = re.compile(r"(?:^|\s)--?(?P<name>[a-zA-Z][\w\-]*)(?:[= ](?P<value>\"[^\"]*\"|'[^']*'|[^\s\-][^\s]*))?")
+_ELASTIC_CONFIG = lazy_compile(r"^\s*(?P<name>rdzv_endpoint|rdzv_backend|min_nodes|max_nodes|nproc_per_node|max_restarts)\s+:\s*(?P<value>\S+)\s*$")
+_FLAG = lazy_compile(r"(?:^|\s)--?(?P<name>[a-zA-Z][\w\-]*)(?:[= ](?P<value>\"[^\"]*\"|'[^']*'|[^\s\-][^\s]*))?")
 _KEEP = {"nproc_per_node", "nproc-per-node", "nnodes", "node_rank", "node-rank", "rdzv_endpoint", "rdzv-endpoint",
          "rdzv_backend", "rdzv-backend", "master_addr", "master-addr", "master_port", "master-port", "gpus-per-task",
          "gpus-per-node", "gres", "ntasks-per-node", "ntasks", "nodes", "gpus", "num_gpus", "num_nodes", "hostfile",

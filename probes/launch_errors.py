@@ -16,32 +16,33 @@ from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, Du
                                  LaunchConfigError, RendezvousTimeout, ResolveError)
 from doctor.probing.contract import LineProbe
 from doctor.probing.lines import address_class, errno_of
+from doctor.probing.regex import lazy_compile
 
-_CLIENT_TIMEOUT = re.compile(r"client socket has timed out after \d+\s*m?s while trying to connect to "
+_CLIENT_TIMEOUT = lazy_compile(r"client socket has timed out after \d+\s*m?s while trying to connect to "
                              r"(?:\((?P<host>[^,]+),\s*(?P<port>\d+)\)|\[?(?P<host2>[^\s\]]+?)\]?:(?P<port2>\d+))")
-_UNIQUE_ID = re.compile(r"retrieving ncclUniqueId from \[(?P<src>\d+)\] via c10d key-value store.*?got error: (?P<err>.*)")
-_HEARTBEAT = re.compile(r"should dump|heartbeat|Heartbeat|dump_debug_info")   # the NCCL monitor polling a store that went away
-_PLAIN_CONNECT = re.compile(r"^\s*(?:RuntimeError|ConnectionError|TimeoutError|ConnectionRefusedError|socket\.timeout)\s*:\s*"
+_UNIQUE_ID = lazy_compile(r"retrieving ncclUniqueId from \[(?P<src>\d+)\] via c10d key-value store.*?got error: (?P<err>.*)")
+_HEARTBEAT = lazy_compile(r"should dump|heartbeat|Heartbeat|dump_debug_info")   # the NCCL monitor polling a store that went away
+_PLAIN_CONNECT = lazy_compile(r"^\s*(?:RuntimeError|ConnectionError|TimeoutError|ConnectionRefusedError|socket\.timeout)\s*:\s*"
                             r"(?:\[Errno \d+\]\s*)?(?P<what>Connection timed out|Connection refused|timed out)\.?\s*$")
-_RDZV_CONNECT = re.compile(r"RendezvousConnectionError|connection to the C10d store has failed")
-_STORE_BARRIER = re.compile(r"(?P<state>Timed out initializing|Waiting in) (?:the )?(?:process group in )?store based barrier.*?"
+_RDZV_CONNECT = lazy_compile(r"RendezvousConnectionError|connection to the C10d store has failed")
+_STORE_BARRIER = lazy_compile(r"(?P<state>Timed out initializing|Waiting in) (?:the )?(?:process group in )?store based barrier.*?"
                             r"world_size=(?P<world>\d+), worker_count=(?P<workers>\d+)")
-_GLOO_LOOPBACK = re.compile(r"Unable to resolve hostname to a \(local\) address\. Using the loopback address")
-_CLIENT_FAILED = re.compile(r"client socket has failed to connect to (?:any local network address|\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+))")
-_NOT_LISTENING = re.compile(r"server socket on \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+) is not yet listening")
-_OLD_CONNECT_TIMEOUT = re.compile(r"connect\(\) timed out|Socket Timeout|TCPStore.*timed out|Timed out connecting to store")
-_GLOO_REMOTE = re.compile(r"(?P<what>timed out connecting|failed to connect|Connect timeout|connectFullMesh failed).*?"
+_GLOO_LOOPBACK = lazy_compile(r"Unable to resolve hostname to a \(local\) address\. Using the loopback address")
+_CLIENT_FAILED = lazy_compile(r"client socket has failed to connect to (?:any local network address|\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+))")
+_NOT_LISTENING = lazy_compile(r"server socket on \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+) is not yet listening")
+_OLD_CONNECT_TIMEOUT = lazy_compile(r"connect\(\) timed out|Socket Timeout|TCPStore.*timed out|Timed out connecting to store")
+_GLOO_REMOTE = lazy_compile(r"(?P<what>timed out connecting|failed to connect|Connect timeout|connectFullMesh failed).*?"
                           r"(?:SO_ERROR: (?P<err>[A-Za-z ]+))?.*?remote=\[(?P<host>[^\]]+)\](?::(?P<port>\d+))?")
-_NCCL_CALL_CONNECT = re.compile(r"Call to connect failed\s*:\s*(?P<err>.*)")
-_NCCL_CONNECT = re.compile(r"(?:socketStartConnect|socketConnect|Connect to|connect to) (?P<host>[0-9a-fA-F:.%\[\]a-z\-]+)<(?P<port>\d+)> failed\s*:?\s*(?P<err>[^,\n]*)")
-_GAI = re.compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot be retrieved \(gai error: (?P<code>-?\d+)")
-_RESOLVE_OLD = re.compile(r"(?:Name or service not known|nodename nor servname|getaddrinfo failed|Temporary failure in name resolution|gaierror)")
-_BIND = re.compile(r"(?:bind to \[?(?P<host>[^\]\s]*?)\]?:(?P<port>\d+)|port: (?P<port2>\d+))")
-_STORE_WAIT = re.compile(r"[Tt]imed out after (?P<secs>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<expected>\d+) clients joined")
-_IFNAME = re.compile(r"Unable to find (?:address for|interface for):? ?(?P<name>[\w.:\-]+)")
-_ORDINAL = re.compile(r"invalid device ordinal", re.I)
-_DUPLICATE = re.compile(r"Duplicate GPU detected\s*:\s*rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>\w+)")
-_MISSING_ENV = re.compile(r"environment variable (?P<var>\w+) expected, but not set")
+_NCCL_CALL_CONNECT = lazy_compile(r"Call to connect failed\s*:\s*(?P<err>.*)")
+_NCCL_CONNECT = lazy_compile(r"(?:socketStartConnect|socketConnect|Connect to|connect to) (?P<host>[0-9a-fA-F:.%\[\]a-z\-]+)<(?P<port>\d+)> failed\s*:?\s*(?P<err>[^,\n]*)")
+_GAI = lazy_compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot be retrieved \(gai error: (?P<code>-?\d+)")
+_RESOLVE_OLD = lazy_compile(r"(?:Name or service not known|nodename nor servname|getaddrinfo failed|Temporary failure in name resolution|gaierror)")
+_BIND = lazy_compile(r"(?:bind to \[?(?P<host>[^\]\s]*?)\]?:(?P<port>\d+)|port: (?P<port2>\d+))")
+_STORE_WAIT = lazy_compile(r"[Tt]imed out after (?P<secs>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<expected>\d+) clients joined")
+_IFNAME = lazy_compile(r"Unable to find (?:address for|interface for):? ?(?P<name>[\w.:\-]+)")
+_ORDINAL = lazy_compile(r"invalid device ordinal", re.I)
+_DUPLICATE = lazy_compile(r"Duplicate GPU detected\s*:\s*rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>\w+)")
+_MISSING_ENV = lazy_compile(r"environment variable (?P<var>\w+) expected, but not set")
 
 
 def _outcome(text: str) -> str:

@@ -13,18 +13,18 @@ never appear means two processes got one rank (SLURM tasks per node not matching
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.launch import DeviceOrdinalError, LaunchConfigError
 from doctor.facts.launchers import RankAnnounce
 from doctor.probing.contract import LineProbe, ParseContext
+from doctor.probing.regex import lazy_compile
 
-_ANNOUNCE = re.compile(r"(?P<prefix>.*?)[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (?P<rank>\d+), MEMBER: (?P<member>\d+)/(?P<world>\d+)")
-_REQUESTED = re.compile(r"You requested (?:gpu|GPUs|gpus|devices)s?: \[(?P<ids>[\d,\s]*)\]")
-_HAS = re.compile(r"But your machine only has: \[(?P<ids>[\d,\s]*)\]")
-_SLURM = re.compile(r"(?P<msg>You set `--ntasks=\d+` in your SLURM bash script[^\n]*|"
+_ANNOUNCE = lazy_compile(r"(?P<prefix>.*?)[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (?P<rank>\d+), MEMBER: (?P<member>\d+)/(?P<world>\d+)")
+_REQUESTED = lazy_compile(r"You requested (?:gpu|GPUs|gpus|devices)s?: \[(?P<ids>[\d,\s]*)\]")
+_HAS = lazy_compile(r"But your machine only has: \[(?P<ids>[\d,\s]*)\]")
+_SLURM = lazy_compile(r"(?P<msg>You set `--ntasks=\d+` in your SLURM bash script[^\n]*|"
                     r"Lightning can't create new processes if CUDA is already initialized[^\n]*)")
-_DIGITS = re.compile(r"\d+")
+_DIGITS = lazy_compile(r"\d+")
 
 
 class Lightning(LineProbe):

@@ -7,14 +7,14 @@ Sample input:
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.env import Ulimit
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
+from doctor.probing.regex import lazy_compile
 
-_ULIMIT_A = re.compile(r"max locked memory\s+\(kbytes, -l\)\s+(?P<v>\d+|unlimited)")
-_VERBS_WARNING = re.compile(r"RLIMIT_MEMLOCK is (?P<bytes>\d+) bytes")
-_BARE = re.compile(r"^\s*(?P<v>\d+|unlimited)\s*$")
+_ULIMIT_A = lazy_compile(r"max locked memory\s+\(kbytes, -l\)\s+(?P<v>\d+|unlimited)")
+_VERBS_WARNING = lazy_compile(r"RLIMIT_MEMLOCK is (?P<bytes>\d+) bytes")
+_BARE = lazy_compile(r"^\s*(?P<v>\d+|unlimited)\s*$")
 
 
 def _kb(value: str) -> int:

@@ -15,12 +15,13 @@ import re
 from doctor.facts.hardware import PciAcs, PcieLink
 from doctor.probing.contract import DocumentProbe, ParseContext
 from probes.pcie_kernel import gen_of
+from doctor.probing.regex import lazy_compile
 
-_DEVICE = re.compile(r"^(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?P<desc>[^:]+: .*)$")
-_LNK = re.compile(r"^\s*(?P<which>LnkCap|LnkSta):\s+(?:Port #\d+,\s*)?Speed (?P<speed>[\d.]+)GT/s[^,]*,\s*"
+_DEVICE = lazy_compile(r"^(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?P<desc>[^:]+: .*)$")
+_LNK = lazy_compile(r"^\s*(?P<which>LnkCap|LnkSta):\s+(?:Port #\d+,\s*)?Speed (?P<speed>[\d.]+)GT/s[^,]*,\s*"
                   r"Width x(?P<width>\d+)")
-_ACS = re.compile(r"^\s*ACSCtl:\s+(?P<flags>.*)$")
-_EXPRESS = re.compile(r"^\s*Capabilities: \[\w+\] Express \(v\d\) (?P<type>Root Port|Upstream Port|Downstream Port)")
+_ACS = lazy_compile(r"^\s*ACSCtl:\s+(?P<flags>.*)$")
+_EXPRESS = lazy_compile(r"^\s*Capabilities: \[\w+\] Express \(v\d\) (?P<type>Root Port|Upstream Port|Downstream Port)")
 _REDIRECTING = ("SrcValid+", "ReqRedir+", "CmpltRedir+")
 
 

@@ -17,6 +17,7 @@ import re
 from doctor.facts.nccl import CallFailed, HandleCorrupt, IbEvent, NcclError, NcclWarn
 from doctor.probing.contract import LineProbe
 from doctor.probing.lines import errno_of, version_num
+from doctor.probing.regex import lazy_compile
 
 _CODES: tuple[tuple[str, str], ...] = (
     ("unhandled system error", "system"), ("ncclSystemError", "system"), ("internal error", "internal"),
@@ -25,11 +26,11 @@ _CODES: tuple[tuple[str, str], ...] = (
     ("ncclRemoteError", "remote"), ("unhandled cuda error", "cuda"), ("ncclUnhandledCudaError", "cuda"),
     ("ncclInProgress", "timeout"),
 )
-_WARN = re.compile(r"(?:(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+NCCL WARN|(?P<src2>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+WARN|NCCL WARN)\s+(?P<msg>.*)")
-_VERSION_TAIL = re.compile(r"NCCL version (?P<v>\d+\.\d+\.\d+)")
-_QP = re.compile(r"Call to (?P<call>ibv_\w+) failed(?: with(?: error)?)?\s*(?P<rest>.*)")
-_GID_INDEX = re.compile(r"GID index (?P<i>\d+)")
-_DEV = re.compile(r"on dev (?P<dev>[\w\-]+(?::\d+)?)")
+_WARN = lazy_compile(r"(?:(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+NCCL WARN|(?P<src2>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+WARN|NCCL WARN)\s+(?P<msg>.*)")
+_VERSION_TAIL = lazy_compile(r"NCCL version (?P<v>\d+\.\d+\.\d+)")
+_QP = lazy_compile(r"Call to (?P<call>ibv_\w+) failed(?: with(?: error)?)?\s*(?P<rest>.*)")
+_GID_INDEX = lazy_compile(r"GID index (?P<i>\d+)")
+_DEV = lazy_compile(r"on dev (?P<dev>[\w\-]+(?::\d+)?)")
 
 
 def _call_name(raw: str) -> str:

@@ -10,23 +10,23 @@ Sample input:
 """
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
-from doctor.facts.launch import IfnameError, Interface
 from doctor.facts.env import PackageVersion
+from doctor.facts.launch import IfnameError, Interface
 from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclHca, NcclLog, NcclNet, NcclVersion
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import address_class, version_num, virtual_interface, who
+from doctor.probing.regex import lazy_compile
 
-_VERSION = re.compile(r"NCCL version:? ?(?P<v>\d+\.\d+\.\d+)(?:\+cuda(?P<cuda>[\d.]+))?")
-_IFACES = re.compile(r"(?:\[\d+\])?(?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]+(?:%[\w.\-]+)?)<\d+>")
-_USING_NET = re.compile(r"Using network (?P<net>[\w ./\-]+?)\s*$")
-_NET_USING = re.compile(r"NET/(?P<net>IB|Socket|OFI|AWS Libfabric|\w+)\s*: Using \[")
-_GDR_HCA = re.compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for HCA \d+ '(?P<hca>[^']+)'")
-_HCA = re.compile(r"\[\d+\](?P<name>[\w\-]+):(?P<port>\d+)/(?P<ll>IB|RoCE)(?P<sharp>/SHARP)?")
-_CUDA_DRIVER = re.compile(r"cudaDriverVersion (?P<v>\d+)")
-_CHANNEL = re.compile(r"(?:Channel|Ring) \d+(?:/\d+)? : .* via (?P<tr>(?:NET/[\w ]+?|P2P|SHM|CollNet|NVLS)[\w/ ]*?)\s*(?:comm|$)")
+_VERSION = lazy_compile(r"NCCL version:? ?(?P<v>\d+\.\d+\.\d+)(?:\+cuda(?P<cuda>[\d.]+))?")
+_IFACES = lazy_compile(r"(?:\[\d+\])?(?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]+(?:%[\w.\-]+)?)<\d+>")
+_USING_NET = lazy_compile(r"Using network (?P<net>[\w ./\-]+?)\s*$")
+_NET_USING = lazy_compile(r"NET/(?P<net>IB|Socket|OFI|AWS Libfabric|\w+)\s*: Using \[")
+_GDR_HCA = lazy_compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for HCA \d+ '(?P<hca>[^']+)'")
+_HCA = lazy_compile(r"\[\d+\](?P<name>[\w\-]+):(?P<port>\d+)/(?P<ll>IB|RoCE)(?P<sharp>/SHARP)?")
+_CUDA_DRIVER = lazy_compile(r"cudaDriverVersion (?P<v>\d+)")
+_CHANNEL = lazy_compile(r"(?:Channel|Ring) \d+(?:/\d+)? : .* via (?P<tr>(?:NET/[\w ]+?|P2P|SHM|CollNet|NVLS)[\w/ ]*?)\s*(?:comm|$)")
 
 
 def _transport(raw: str) -> tuple[str, bool, bool]:

@@ -13,22 +13,22 @@ elements can be named. The `-J file.json` output is read by probes/nccl_tests_js
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.gpu import GpuDevice
 from doctor.facts.measure import CollectiveSize
 from doctor.facts.topo import CollectiveBench
 from doctor.probing.contract import LineProbe, ParseContext
 from probes.nvlink_status import consumer_gpu
+from doctor.probing.regex import lazy_compile
 
-_HEADER = re.compile(r"#\s*nThread\s+\d+\s+nGpus\s+(?P<g>\d+)")
-_DEVICE = re.compile(r"#\s+Rank\s+(?P<r>\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+(?P<d>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<name>.+?)\s*$")
-_ROW = re.compile(r"^\s*\d+\s+\d+\s+(?:float|half|double|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8\w*)\s+\w+\s")
-_AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<bw>[\d.]+)")
-_WRONG = re.compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)")
-_NRANKS = re.compile(r"nranks (?P<n>\d+)")
-_COLUMNS = re.compile(r"#\s*size\s+count\s+type\s+redop(?P<root>\s+root)?")
-_BIN = re.compile(r"(?P<op>all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv)_perf")
+_HEADER = lazy_compile(r"#\s*nThread\s+\d+\s+nGpus\s+(?P<g>\d+)")
+_DEVICE = lazy_compile(r"#\s+Rank\s+(?P<r>\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+(?P<d>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<name>.+?)\s*$")
+_ROW = lazy_compile(r"^\s*\d+\s+\d+\s+(?:float|half|double|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8\w*)\s+\w+\s")
+_AVG = lazy_compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<bw>[\d.]+)")
+_WRONG = lazy_compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)")
+_NRANKS = lazy_compile(r"nranks (?P<n>\d+)")
+_COLUMNS = lazy_compile(r"#\s*size\s+count\s+type\s+redop(?P<root>\s+root)?")
+_BIN = lazy_compile(r"(?P<op>all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv)_perf")
 
 
 class NcclTests(LineProbe):

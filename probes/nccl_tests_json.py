@@ -14,7 +14,6 @@ The file is one line, so each fact quotes the JSON fragment it came from instead
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from doctor.facts.env import EnvVar
@@ -25,9 +24,10 @@ from doctor.probing.contract import DocumentProbe, ParseContext
 from probes.env_vars import SECRET
 from probes.nccl_tests import multi_node
 from probes.nvlink_status import consumer_gpu
+from doctor.probing.regex import lazy_compile
 
-_OP = re.compile(r"(?P<op>all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv)_perf")
-_ENV = re.compile(r"^(?:NCCL_|CUDA_VISIBLE_DEVICES|UCX_|FI_)")
+_OP = lazy_compile(r"(?P<op>all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv)_perf")
+_ENV = lazy_compile(r"^(?:NCCL_|CUDA_VISIBLE_DEVICES|UCX_|FI_)")
 
 
 def _fragment(obj: Any) -> str:

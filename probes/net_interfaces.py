@@ -8,7 +8,6 @@ Sample input (text form):
 from __future__ import annotations
 
 import json
-import re
 import socket
 from typing import Any
 
@@ -16,9 +15,10 @@ from doctor.facts.launch import Interface
 from doctor.probing.contract import DocumentProbe, ParseContext
 from doctor.probing.lines import address_class, virtual_interface
 from doctor.probing.live import NotHere
+from doctor.probing.regex import lazy_compile
 
-_IF = re.compile(r"^\d+:\s+(?P<name>[^:@\s]+)(?:@\S+)?:\s+<(?P<flags>[^>]*)>")
-_INET = re.compile(r"^\s+inet6?\s+(?P<addr>[0-9a-fA-F.:]+)(?:/\d+)?\b")
+_IF = lazy_compile(r"^\d+:\s+(?P<name>[^:@\s]+)(?:@\S+)?:\s+<(?P<flags>[^>]*)>")
+_INET = lazy_compile(r"^\s+inet6?\s+(?P<addr>[0-9a-fA-F.:]+)(?:/\d+)?\b")
 
 
 class NetInterfaces(DocumentProbe):

@@ -20,9 +20,10 @@ from typing import Iterator
 
 from doctor.facts.measure import CudaApiShare, GpuIdle, KernelShare
 from doctor.probing.contract import DocumentProbe, ParseContext
+from doctor.probing.regex import lazy_compile
 
-_NCCL = re.compile(r"^(?:void\s+)?nccl(?:Dev)?Kernel|^nccl", re.I)
-_SYNC = re.compile(r"Synchronize", re.I)
+_NCCL = lazy_compile(r"^(?:void\s+)?nccl(?:Dev)?Kernel|^nccl", re.I)
+_SYNC = lazy_compile(r"Synchronize", re.I)
 _GAP_NS = 1_000_000        # gaps longer than 1 ms are counted
 
 

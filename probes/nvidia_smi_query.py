@@ -29,9 +29,10 @@ from doctor.facts.hardware import GpuEcc, GpuFabric, GpuProcess, GpuThrottle, Pc
 from doctor.probing.contract import DocumentProbe, ParseContext
 from doctor.probing.lines import to_bytes
 from probes.nvlink_status import consumer_gpu
+from doctor.probing.regex import lazy_compile
 
-_GPU = re.compile(r"^GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
-_ENTRY = re.compile(r"^(?P<indent> *)(?P<key>\S[^:]*?)\s*(?::\s(?P<value>.*)|:)?\s*$")
+_GPU = lazy_compile(r"^GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
+_ENTRY = lazy_compile(r"^(?P<indent> *)(?P<key>\S[^:]*?)\s*(?::\s(?P<value>.*)|:)?\s*$")
 _SECTIONS = ("NVSMI LOG", "Attached GPUs", "GPU Link Info", "Clocks Event Reasons", "Clocks Throttle Reasons",
              "ECC Errors", "Retired Pages", "Remapped Rows", "Product Name")
 _THROTTLE = ("Clocks Event Reasons", "Clocks Throttle Reasons")

@@ -12,9 +12,10 @@ import re
 from doctor.facts.gpu import GpuDevice
 from doctor.facts.topo import NvlinkState
 from doctor.probing.contract import DocumentProbe, ParseContext
+from doctor.probing.regex import lazy_compile
 
-_GPU = re.compile(r"^GPU (?P<i>\d+): (?P<name>[^(]+?)\s*\(UUID")
-_LINK = re.compile(r"^\s+Link (?P<l>\d+): (?:(?P<gbs>[\d.]+) GB/s|<inactive>|(?P<other>.*))")
+_GPU = lazy_compile(r"^GPU (?P<i>\d+): (?P<name>[^(]+?)\s*\(UUID")
+_LINK = lazy_compile(r"^\s+Link (?P<l>\d+): (?:(?P<gbs>[\d.]+) GB/s|<inactive>|(?P<other>.*))")
 
 
 class NvlinkStatus(DocumentProbe):

@@ -15,21 +15,22 @@ import re
 from doctor.facts.gpu import OomEvent
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import to_bytes, who
+from doctor.probing.regex import lazy_compile
 
 _N = r"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>[KMGT]i?B|bytes|B)"
 _FIELDS: dict[str, tuple[re.Pattern[str], ...]] = {
-    "requested": (re.compile(r"Tried to allocate\s*" + _N),),
-    "total": (re.compile(r"GPU\s*\d+;\s*" + _N + r"\s*total capacity"),
-              re.compile(r"total capac\w*\s*of\s*" + _N)),
-    "allocated": (re.compile(_N + r"\s*already allocated"), re.compile(_N + r"\s*is allocated by PyTorch")),
-    "free": (re.compile(_N + r"\s*free\b"), re.compile(r"of which\s*" + _N + r"\s*is free")),
-    "reserved": (re.compile(_N + r"\s*reserved in total by PyTorch"),),
-    "unallocated": (re.compile(_N + r"\s*is reserved by PyTorch but unallocated"),),
-    "cached": (re.compile(_N + r"\s*cached\)"),),
-    "process_in_use": (re.compile(r"this process has\s*" + _N + r"\s*memory in use"),),
+    "requested": (lazy_compile(r"Tried to allocate\s*" + _N),),
+    "total": (lazy_compile(r"GPU\s*\d+;\s*" + _N + r"\s*total capacity"),
+              lazy_compile(r"total capac\w*\s*of\s*" + _N)),
+    "allocated": (lazy_compile(_N + r"\s*already allocated"), lazy_compile(_N + r"\s*is allocated by PyTorch")),
+    "free": (lazy_compile(_N + r"\s*free\b"), lazy_compile(r"of which\s*" + _N + r"\s*is free")),
+    "reserved": (lazy_compile(_N + r"\s*reserved in total by PyTorch"),),
+    "unallocated": (lazy_compile(_N + r"\s*is reserved by PyTorch but unallocated"),),
+    "cached": (lazy_compile(_N + r"\s*cached\)"),),
+    "process_in_use": (lazy_compile(r"this process has\s*" + _N + r"\s*memory in use"),),
 }
-_DEVICE = re.compile(r"GPU\s*(\d+)")
-_OTHER = re.compile(r"Process\s*\d+\s*has\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|bytes|B)\s*memory in use")
+_DEVICE = lazy_compile(r"GPU\s*(\d+)")
+_OTHER = lazy_compile(r"Process\s*\d+\s*has\s*(\d+(?:\.\d+)?)\s*([KMGT]i?B|bytes|B)\s*memory in use")
 _START = ("out of memory", "OutOfMemoryError")
 
 

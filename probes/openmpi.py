@@ -31,31 +31,32 @@ from doctor.facts.launchers import MpiCudaSupport, RemoteLaunchError, WorkerExit
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import address_class
 from probes.remote_shell import outcome_of
+from doctor.probing.regex import lazy_compile
 
-_HOST = re.compile(r"^\s*\[(?P<host>[A-Za-z0-9][\w.\-]*):\s*\d+(?:\s*:\d+)?\]")      # [node1:12345] or [node1:9266 :0]
-_UCX_HOST = re.compile(r"\[\d+\.\d+\]\s+\[(?P<host>[\w.\-]+):\d+\s*:\d+\]")
+_HOST = lazy_compile(r"^\s*\[(?P<host>[A-Za-z0-9][\w.\-]*):\s*\d+(?:\s*:\d+)?\]")      # [node1:12345] or [node1:9266 :0]
+_UCX_HOST = lazy_compile(r"\[\d+\.\d+\]\s+\[(?P<host>[\w.\-]+):\d+\s*:\d+\]")
 _BLOCKS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("if_value", re.compile(r"An invalid value was given for (?P<param>\w+_if_(?:in|ex)clude)")),
-    ("peer_connect", re.compile(r"Open MPI failed to TCP connect to a peer MPI process")),
-    ("daemon_connect", re.compile(r"unable to complete a TCP connection")),
-    ("exit_status", re.compile(r"detected that one or more processes exited with non-zero status")),
+    ("if_value", lazy_compile(r"An invalid value was given for (?P<param>\w+_if_(?:in|ex)clude)")),
+    ("peer_connect", lazy_compile(r"Open MPI failed to TCP connect to a peer MPI process")),
+    ("daemon_connect", lazy_compile(r"unable to complete a TCP connection")),
+    ("exit_status", lazy_compile(r"detected that one or more processes exited with non-zero status")),
 )
-_FIELD = re.compile(r"^\s*(?P<key>Local host|Remote host|Value|Message|Error|Exit code|Process name):\s*(?P<value>.*?)\s*$")
-_CONNECT_TO = re.compile(r"connect\(\) to (?P<host>[\w.:\-]+?):(?P<port>\d+) failed")
-_UNREACHABLE = re.compile(r"At least one pair of MPI processes are unable to reach each other")
-_MISDIRECTED = re.compile(r"Open MPI accepted a TCP connection from what appears to be a")
-_DAEMONS = re.compile(r"(?:ORTE|PRTE|prterun|mpirun) was unable to (?:reliably )?start one or more daemons")
-_UCX_DEVICE = re.compile(r"UCX\s+WARN\s+network device '(?P<dev>[^']+)' is not available")
-_UCX_NONE = re.compile(r"UCX\s+ERROR\s+no usable transports/devices \(asked \S+ on network:(?P<dev>[^\s)]+)")
-_UCX_CONNECT = re.compile(r"UCX\s+ERROR.*?(?P<host>\d{1,3}(?:\.\d{1,3}){3}):(?P<port>\d+)\)? failed:? (?P<err>.+)$")
-_CUDA_REQUESTED = re.compile(r"requested CUDA support with the --mca mpi_cuda_support 1 flag")
-_CUDA_BUILT = re.compile(r"(?:opal|mpi)_built_with_cuda_support(?::value:|\" \(current value: \")(?P<v>true|false)")
-_SRUN_PMI = re.compile(r"direct launched using \"?srun\"?")
-_PMIX = re.compile(r"(?P<what>PMIX ERROR: [\w\-]+|PMIx_Init failed|PMI2?_Init failed to intiali[sz]e|OPAL ERROR: \w+ in file pmix\w*)")
-_SIGNAL = re.compile(r"(?:mpirun|prterun) noticed that process rank (?P<rank>\d+) with PID \d+ on node (?P<node>\S+) "
+_FIELD = lazy_compile(r"^\s*(?P<key>Local host|Remote host|Value|Message|Error|Exit code|Process name):\s*(?P<value>.*?)\s*$")
+_CONNECT_TO = lazy_compile(r"connect\(\) to (?P<host>[\w.:\-]+?):(?P<port>\d+) failed")
+_UNREACHABLE = lazy_compile(r"At least one pair of MPI processes are unable to reach each other")
+_MISDIRECTED = lazy_compile(r"Open MPI accepted a TCP connection from what appears to be a")
+_DAEMONS = lazy_compile(r"(?:ORTE|PRTE|prterun|mpirun) was unable to (?:reliably )?start one or more daemons")
+_UCX_DEVICE = lazy_compile(r"UCX\s+WARN\s+network device '(?P<dev>[^']+)' is not available")
+_UCX_NONE = lazy_compile(r"UCX\s+ERROR\s+no usable transports/devices \(asked \S+ on network:(?P<dev>[^\s)]+)")
+_UCX_CONNECT = lazy_compile(r"UCX\s+ERROR.*?(?P<host>\d{1,3}(?:\.\d{1,3}){3}):(?P<port>\d+)\)? failed:? (?P<err>.+)$")
+_CUDA_REQUESTED = lazy_compile(r"requested CUDA support with the --mca mpi_cuda_support 1 flag")
+_CUDA_BUILT = lazy_compile(r"(?:opal|mpi)_built_with_cuda_support(?::value:|\" \(current value: \")(?P<v>true|false)")
+_SRUN_PMI = lazy_compile(r"direct launched using \"?srun\"?")
+_PMIX = lazy_compile(r"(?P<what>PMIX ERROR: [\w\-]+|PMIx_Init failed|PMI2?_Init failed to intiali[sz]e|OPAL ERROR: \w+ in file pmix\w*)")
+_SIGNAL = lazy_compile(r"(?:mpirun|prterun) noticed that process rank (?P<rank>\d+) with PID \d+ on node (?P<node>\S+) "
                      r"exited on signal (?P<sig>\d+) \((?P<name>[^)]+)\)")
-_MCA = re.compile(r"(?:^|\s)--?mca\s+(?P<name>\w+)\s+(?P<value>\"[^\"]*\"|'[^']*'|\S+)")
-_LAUNCHER = re.compile(r"\b(?:mpirun|mpiexec|orterun|prterun|horovodrun)\b")
+_MCA = lazy_compile(r"(?:^|\s)--?mca\s+(?P<name>\w+)\s+(?P<value>\"[^\"]*\"|'[^']*'|\S+)")
+_LAUNCHER = lazy_compile(r"\b(?:mpirun|mpiexec|orterun|prterun|horovodrun)\b")
 _SIGNAMES = {"Segmentation fault": "SIGSEGV", "Killed": "SIGKILL", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
              "Terminated": "SIGTERM"}
 

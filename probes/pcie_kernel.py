@@ -7,12 +7,12 @@ Sample input:
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.hardware import PcieLink
 from doctor.probing.contract import LineProbe
+from doctor.probing.regex import lazy_compile
 
-_LIMITED = re.compile(r"(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): [\d.]+ Gb/s available PCIe "
+_LIMITED = lazy_compile(r"(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): [\d.]+ Gb/s available PCIe "
                       r"bandwidth, limited by (?P<speed>[\d.]+) GT/s PCIe x(?P<width>\d+) link at \S+ \(capable of "
                       r"[\d.]+ Gb/s with (?P<cap_speed>[\d.]+) GT/s PCIe x(?P<cap_width>\d+) link\)")
 GEN_OF_GTS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}

@@ -22,16 +22,17 @@ from dataclasses import dataclass, field
 
 from doctor.facts.measure import BandwidthSample, LatencySample
 from doctor.probing.contract import DocumentProbe, ParseContext
+from doctor.probing.regex import lazy_compile
 
-_TITLE = re.compile(r"^\s*(?P<verb>RDMA_Write|RDMA_Read|Send|Atomic\w*)\s+(?P<kind>BW|Latency)\s+Test\s*$")
+_TITLE = lazy_compile(r"^\s*(?P<verb>RDMA_Write|RDMA_Read|Send|Atomic\w*)\s+(?P<kind>BW|Latency)\s+Test\s*$")
 _TOOL = {("RDMA_Write", "BW"): "ib_write_bw", ("RDMA_Read", "BW"): "ib_read_bw", ("Send", "BW"): "ib_send_bw",
          ("RDMA_Write", "Latency"): "ib_write_lat", ("RDMA_Read", "Latency"): "ib_read_lat",
          ("Send", "Latency"): "ib_send_lat"}
-_DEVICE = re.compile(r"Device\s*:\s*(?P<dev>\S+)")
-_GPU = re.compile(r"initializing CUDA|cuMemAlloc\(\)|GPU buffer|Picking device No\.|--use_cuda")
-_BW_HEADER = re.compile(r"#bytes\s+#iterations\s+BW peak\[(?P<unit>MB/sec|Gb/sec|MiB/sec)\]")
-_LAT_HEADER = re.compile(r"#bytes\s+#iterations\s+t_min\[usec\]")
-_ROW = re.compile(r"^\s*(?P<bytes>\d+)\s+(?P<iters>\d+)\s+(?P<rest>[\d.\s]+)$")
+_DEVICE = lazy_compile(r"Device\s*:\s*(?P<dev>\S+)")
+_GPU = lazy_compile(r"initializing CUDA|cuMemAlloc\(\)|GPU buffer|Picking device No\.|--use_cuda")
+_BW_HEADER = lazy_compile(r"#bytes\s+#iterations\s+BW peak\[(?P<unit>MB/sec|Gb/sec|MiB/sec)\]")
+_LAT_HEADER = lazy_compile(r"#bytes\s+#iterations\s+t_min\[usec\]")
+_ROW = lazy_compile(r"^\s*(?P<bytes>\d+)\s+(?P<iters>\d+)\s+(?P<rest>[\d.\s]+)$")
 _MB_TO_GBIT = 1048576 * 8 / 1e9
 
 

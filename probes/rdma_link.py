@@ -6,12 +6,12 @@ Sample input:
 """
 from __future__ import annotations
 
-import re
 
 from doctor.probing.contract import DocumentProbe, ParseContext
 from probes.ib_ports import PortReading, phys_of, state_of
+from doctor.probing.regex import lazy_compile
 
-_LINK = re.compile(r"^\s*(?:\d+/\d+:\s*)?link (?P<dev>[\w.\-]+)/(?P<port>\d+)\s+(?P<rest>.*\bstate\s+\S+.*)$")
+_LINK = lazy_compile(r"^\s*(?:\d+/\d+:\s*)?link (?P<dev>[\w.\-]+)/(?P<port>\d+)\s+(?P<rest>.*\bstate\s+\S+.*)$")
 
 
 class RdmaLink(DocumentProbe):

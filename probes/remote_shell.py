@@ -13,20 +13,20 @@ Sample input:
 """
 from __future__ import annotations
 
-import re
 
 from doctor.facts.launch import ConnectError, ResolveError
 from doctor.facts.launchers import RemoteLaunchError
 from doctor.probing.contract import LineProbe
 from doctor.probing.lines import address_class
+from doctor.probing.regex import lazy_compile
 
-_CONNECT = re.compile(r"ssh: connect to host (?P<host>\S+) port (?P<port>\d+): (?P<err>.+?)\s*$")
-_RESOLVE = re.compile(r"ssh: Could not resolve hostname (?P<host>[^:\s]+):")
-_DENIED = re.compile(r"(?:(?P<who>[\w.\-]+@[\w.\-]+): )?Permission denied \((?P<methods>[\w,\-]+)\)")
-_PDSH = re.compile(r"pdsh@(?P<launcher_host>[\w.\-]+): (?P<host>[\w.\-]+): ssh exited with exit code (?P<code>\d+)")
-_NOT_FOUND = re.compile(r"(?:bash|sh|zsh)(?:: line \d+)?: (?P<cmd>orted|prted|python3?|deepspeed|horovodrun|torchrun)"
+_CONNECT = lazy_compile(r"ssh: connect to host (?P<host>\S+) port (?P<port>\d+): (?P<err>.+?)\s*$")
+_RESOLVE = lazy_compile(r"ssh: Could not resolve hostname (?P<host>[^:\s]+):")
+_DENIED = lazy_compile(r"(?:(?P<who>[\w.\-]+@[\w.\-]+): )?Permission denied \((?P<methods>[\w,\-]+)\)")
+_PDSH = lazy_compile(r"pdsh@(?P<launcher_host>[\w.\-]+): (?P<host>[\w.\-]+): ssh exited with exit code (?P<code>\d+)")
+_NOT_FOUND = lazy_compile(r"(?:bash|sh|zsh)(?:: line \d+)?: (?P<cmd>orted|prted|python3?|deepspeed|horovodrun|torchrun)"
                         r": (?:command )?not found")
-_PREFIX = re.compile(r"^\s*(?P<host>[A-Za-z0-9][\w.\-]*): ")
+_PREFIX = lazy_compile(r"^\s*(?P<host>[A-Za-z0-9][\w.\-]*): ")
 _OUTCOMES = (("refused", "refused"), ("timed out", "timeout"), ("no route", "unreachable"),
              ("network is unreachable", "unreachable"), ("reset", "reset"))
 

@@ -20,18 +20,19 @@ from doctor.facts.launch import ConnectError, LaunchConfigError
 from doctor.probing.contract import LineProbe
 from doctor.probing.lines import address_class
 from probes.remote_shell import outcome_of
+from doctor.probing.regex import lazy_compile
 
-_GRPC_OLD = re.compile(r'"os_error":"(?P<err>[^"]+)".*?"target_address":"ipv[46]:(?P<host>\[[^\]]+\]|[\d.]+):(?P<port>\d+)"')
-_GRPC_NEW = re.compile(r"ipv[46]:(?P<host>\[[^\]]+\]|[\d.]+):(?P<port>\d+): Failed to connect to remote host: (?P<err>[^\";\n]+)")
-_GRPC_ANY = re.compile(r"failed to connect to all addresses")
-_TASK = re.compile(r"(?P<task>/job:\w+/replica:\d+/task:\d+)")
-_CONFIG = re.compile(r"(?:ValueError|KeyError|JSONDecodeError|RuntimeError):\s*(?P<msg>.*(?:TF_CONFIG|cluster_spec|task_type|"
+_GRPC_OLD = lazy_compile(r'"os_error":"(?P<err>[^"]+)".*?"target_address":"ipv[46]:(?P<host>\[[^\]]+\]|[\d.]+):(?P<port>\d+)"')
+_GRPC_NEW = lazy_compile(r"ipv[46]:(?P<host>\[[^\]]+\]|[\d.]+):(?P<port>\d+): Failed to connect to remote host: (?P<err>[^\";\n]+)")
+_GRPC_ANY = lazy_compile(r"failed to connect to all addresses")
+_TASK = lazy_compile(r"(?P<task>/job:\w+/replica:\d+/task:\d+)")
+_CONFIG = lazy_compile(r"(?:ValueError|KeyError|JSONDecodeError|RuntimeError):\s*(?P<msg>.*(?:TF_CONFIG|cluster_spec|task_type|"
                      r"task type|\"chief\" node|ClusterSpec|task index|task_id).*)$")
-_DOWN = re.compile(r"Cluster check alive failed, (?P<task>\S+) is down")
-_ABORTED = re.compile(r"Collective ops is aborted by: (?P<why>.+)$")
-_DEADLINE = re.compile(r"StartAbort (?:DEADLINE_EXCEEDED|Deadline [Ee]xceeded)|DeadlineExceededError")
-_RING = re.compile(r"Aborting (?:RingReduce|RingGatherer|HierarchicalTreeBroadcaster) with (?P<why>.+)$")
-_TIMEOUT_WORDS = re.compile(r"deadline|timed? ?out", re.I)
+_DOWN = lazy_compile(r"Cluster check alive failed, (?P<task>\S+) is down")
+_ABORTED = lazy_compile(r"Collective ops is aborted by: (?P<why>.+)$")
+_DEADLINE = lazy_compile(r"StartAbort (?:DEADLINE_EXCEEDED|Deadline [Ee]xceeded)|DeadlineExceededError")
+_RING = lazy_compile(r"Aborting (?:RingReduce|RingGatherer|HierarchicalTreeBroadcaster) with (?P<why>.+)$")
+_TIMEOUT_WORDS = lazy_compile(r"deadline|timed? ?out", re.I)
 
 
 class TensorFlow(LineProbe):

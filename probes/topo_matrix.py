@@ -20,13 +20,14 @@ import re
 from doctor.facts.fabric import TopoAffinity
 from doctor.facts.topo import TopoLink, TopoNic
 from doctor.probing.contract import DocumentProbe, ParseContext
+from doctor.probing.regex import lazy_compile
 
 _NIC = r"(?:NIC\d+|mlx\d*_\w+|ib[a-z]*\d\w*|bnxt_\w+|irdma\w*|qedr\w*|efa_?\w*|rocep\w+|hfi\d\w*|ionic_\w+|erdma_\w+)"
-_HEADER = re.compile(r"^\s*GPU0(?:\s+(?:GPU\d+|" + _NIC + r"|CPU Affinity|NUMA Affinity|GPU NUMA ID))+")
-_ROW = re.compile(r"^\s*GPU(?P<i>\d+)\s+(?P<cells>.*)$")
-_CELL = re.compile(r"^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
-_NIC_COLUMN = re.compile(r"^" + _NIC + r"$")
-_LEGEND = re.compile(r"^\s*(?P<nic>NIC\d+)\s*:\s*(?P<name>\S+)\s*$")
+_HEADER = lazy_compile(r"^\s*GPU0(?:\s+(?:GPU\d+|" + _NIC + r"|CPU Affinity|NUMA Affinity|GPU NUMA ID))+")
+_ROW = lazy_compile(r"^\s*GPU(?P<i>\d+)\s+(?P<cells>.*)$")
+_CELL = lazy_compile(r"^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
+_NIC_COLUMN = lazy_compile(r"^" + _NIC + r"$")
+_LEGEND = lazy_compile(r"^\s*(?P<nic>NIC\d+)\s*:\s*(?P<name>\S+)\s*$")
 PATH_OF = {"PIX": "pcie_switch", "PXB": "pcie_switch", "PHB": "host_bridge", "NODE": "numa", "SYS": "cross_socket",
            "SOC": "cross_socket"}
 

@@ -14,6 +14,7 @@ from statistics import median
 from doctor.facts.train import TrainSteps
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import who
+from doctor.probing.regex import lazy_compile
 
 # One pass over the line for every timing: a name, then its value (the first of each kind counts).
 _NAMES: dict[str, str] = {
@@ -22,7 +23,7 @@ _NAMES: dict[str, str] = {
     **dict.fromkeys(("compute", "compute_time", "fwd_bwd"), "compute"),
     **dict.fromkeys(("comm", "comm_time", "allreduce_time", "sync_time"), "comm"),
 }
-_TIMING = re.compile(r"(?<![\w])(?P<name>" + "|".join(sorted(_NAMES, key=len, reverse=True)) +
+_TIMING = lazy_compile(r"(?<![\w])(?P<name>" + "|".join(sorted(_NAMES, key=len, reverse=True)) +
                      r")\s*[:=]?\s*(?P<v>\d+(?:\.\d+)?)\s*(?P<u>ms|s)?\b")
 _WARMUP_STEPS = 1
 

@@ -14,15 +14,16 @@ import re
 from doctor.facts.env import PackageVersion
 from doctor.probing.contract import LineProbe
 from doctor.probing.lines import version_num
+from doctor.probing.regex import lazy_compile
 
-_PIN = re.compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<name>[A-Za-z0-9][\w.\-]*)==(?P<v>[\w.+!\-]+)\s*$")
+_PIN = lazy_compile(r"^\s*(?:\[(?:pip3?|conda)\]\s*)?(?P<name>[A-Za-z0-9][\w.\-]*)==(?P<v>[\w.+!\-]+)\s*$")
 _COLLECT_ENV: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^PyTorch version:\s*(?P<v>\S+)"), "torch"),
-    (re.compile(r"^CUDA used to build PyTorch:\s*(?P<v>[\d.]+)"), "cuda_build"),
-    (re.compile(r"^CUDA runtime version:\s*(?P<v>[\d.]+)"), "cuda_runtime"),
-    (re.compile(r"(?:Nvidia driver version|Driver Version|驱动版本)\s*[:：]\s*(?P<v>[\d.]+)"), "driver"),
-    (re.compile(r"CUDA Version:\s*(?P<v>[\d.]+)"), "cuda_driver_api"),
-    (re.compile(r"^\s*(?:\[conda\]\s*)?(?P<name>pytorch|torch|nccl|cudatoolkit)\s+(?P<v>\d[\w.+]*)\s+\S+"), ""),
+    (lazy_compile(r"^PyTorch version:\s*(?P<v>\S+)"), "torch"),
+    (lazy_compile(r"^CUDA used to build PyTorch:\s*(?P<v>[\d.]+)"), "cuda_build"),
+    (lazy_compile(r"^CUDA runtime version:\s*(?P<v>[\d.]+)"), "cuda_runtime"),
+    (lazy_compile(r"(?:Nvidia driver version|Driver Version|驱动版本)\s*[:：]\s*(?P<v>[\d.]+)"), "driver"),
+    (lazy_compile(r"CUDA Version:\s*(?P<v>[\d.]+)"), "cuda_driver_api"),
+    (lazy_compile(r"^\s*(?:\[conda\]\s*)?(?P<name>pytorch|torch|nccl|cudatoolkit)\s+(?P<v>\d[\w.+]*)\s+\S+"), ""),
 )
 
 
