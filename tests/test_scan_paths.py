@@ -165,6 +165,16 @@ def test_a_failed_worker_is_replaced_by_an_in_process_scan_of_its_range(big, mon
     assert scan_file(path, monkeypatch, DOCTOR_SCAN_JOBS="3", DOCTOR_SCANNER="hyperscan") == expected(data)
 
 
+@pytest.mark.skipif(not HAS_HYPERSCAN, reason="hyperscan is not installed (extra 'fast')")
+def test_no_temporary_file_for_a_worker_means_the_scan_runs_here(big, monkeypatch) -> None:
+    path, data = big
+
+    def full_disk() -> None:
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(parallel.tempfile, "TemporaryFile", full_disk)
+    assert scan_file(path, monkeypatch, DOCTOR_SCAN_JOBS="3", DOCTOR_SCANNER="hyperscan") == expected(data)
+
+
 def test_a_failing_external_scanner_falls_back_to_the_in_process_scan(big, monkeypatch) -> None:
     path, data = big
     monkeypatch.setattr(scan, "external_scanner", lambda choice: ["/bin/sh", "-c", "exit 2", "--"])

@@ -51,7 +51,15 @@ def parallel_hits(path: Path, words: tuple[str, ...], sample_words: tuple[str, .
     size = path.stat().st_size
     cuts = [size * k // jobs for k in range(jobs + 1)]
     job = {"path": str(path), "words": list(words), "sample_words": list(sample_words), "windows": list(windows)}
-    workers = [_start(dict(job, start=a, end=b), piped=k == 0) for k, (a, b) in enumerate(zip(cuts, cuts[1:]))]
+    workers: list[Worker] = []
+    try:
+        for k, (start, end) in enumerate(zip(cuts, cuts[1:])):
+            workers.append(_start(dict(job, start=start, end=end), piped=k == 0))
+    except OSError:                          # no process or temporary file to be had: all of it here
+        for worker in workers:
+            _stop(worker)
+        yield from _scan_here(path, job, 0, size, base=0, given=0)
+        return
     try:
         base = 0
         for worker in workers:
@@ -93,15 +101,16 @@ def _collect(worker: Worker, base: int, path: Path, job: dict) -> Generator[Hit,
         given += 1
     if worker.proc.wait() == 0 and newlines >= 0:
         return newlines
-    return (yield from _rescan(worker, base, given, path, job))
+    return (yield from _scan_here(path, job, worker.start, worker.end, base, given))
 
 
-def _rescan(worker: Worker, base: int, given: int, path: Path, job: dict) -> Generator[Hit, None, int]:
-    """A failed worker's range scanned here, skipping the `given` hits it printed before it stopped."""
+def _scan_here(path: Path, job: dict, start: int, end: int, base: int, given: int) -> Generator[Hit, None, int]:
+    """A range scanned in this process (its worker failed), skipping the `given` hits the worker
+    printed before it stopped."""
     find = best_finder(tuple(job["words"]))
     sampling = Sampling(best_finder(tuple(job["sample_words"])), tuple(job["windows"])) if job["sample_words"] else None
     with path.open("rb") as fh:
-        scan = scan_range(fh, worker.start, worker.end, find, sampling)
+        scan = scan_range(fh, start, end, find, sampling)
         try:
             while True:
                 hit = next(scan)
