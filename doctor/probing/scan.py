@@ -42,12 +42,6 @@ def scan_lines(item: InputFile, triggers: Iterable[str],
         yield hit.line_no, hit.text.decode("utf-8", "replace"), hit.sampled
 
 
-def candidate_lines(item: InputFile, triggers: Iterable[str]) -> Iterator[tuple[int, str]]:
-    """(line number, line) for every line holding one of the triggers, in file order."""
-    for line_no, line, _sampled in scan_lines(item, triggers):
-        yield line_no, line
-
-
 def sample_points(size: int) -> tuple[int, ...]:
     stride = max(1, size // SAMPLES)
     return tuple(k * stride for k in range(SAMPLES))
