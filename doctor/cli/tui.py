@@ -18,9 +18,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="log files, folders, .tar.gz or .zip bundles (none: probe this node live)")
     parser.add_argument("--symptom", choices=SYMPTOMS, help="skip the first screen: diagnose for this symptom")
     parser.add_argument("--theme", choices=("dark", "light"), default="dark", help="colour theme (ctrl+t switches)")
+    parser.add_argument("--fleet", metavar="DB", help="the fleet screen over a fleet database (doctor fleet ingest)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.fleet:
+        return run_fleet(args.fleet)
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
         raise InputError(f"{missing[0]}: no such file or directory")
@@ -31,4 +34,18 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as err:
         raise UsageError(f"the TUI needs textual ({err.name} is missing): pip install 'doctor[tui]'") from err
     DoctorApp(list(args.paths), args.symptom, args.theme).run()
+    return ExitCode.OK
+
+
+def run_fleet(db: str) -> int:
+    """The fleet screen over the database at db (it must exist: the TUI never creates one)."""
+    if not os.path.exists(db):
+        raise InputError(f"{db}: no fleet database here (create one with `doctor fleet ingest --db {db} PATH...`)")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("doctor fleet tui needs a terminal; for a report on stdout use `doctor fleet report`")
+    try:
+        from doctor.tui.fleet_app import FleetApp
+    except ImportError as err:
+        raise UsageError(f"the TUI needs textual ({err.name} is missing): pip install 'doctor[tui]'") from err
+    FleetApp(db).run()
     return ExitCode.OK

@@ -117,3 +117,13 @@ def prometheus(report: FleetReport) -> str:
     out += [f'doctor_fleet_jobs_by_decision{{decision="{a}"}} {decisions[a]}'
             for a in ("restart", "restart_excluding", "stop", "unknown")]
     return "\n".join(out) + "\n"
+
+
+def attributions(jobs: list[StoredJob]) -> dict[str, Counter[str]]:
+    """node -> cause -> jobs whose diagnosis of that cause names the node (the fleet screen's heat map)."""
+    heat: dict[str, Counter[str]] = defaultdict(Counter)
+    for job in jobs:
+        for d in job.diagnoses:
+            for node in d.get("nodes", []):
+                heat[node][d["cause"]] += 1
+    return dict(heat)
