@@ -70,7 +70,7 @@ def _diagnosis(d: Any, where: dict[tuple[str, int], tuple[set[str], set[int]]]) 
     return {"cause": d.cause, "title": d.title, "confidence": d.confidence, "rules": list(d.rules),
             "nodes": sorted(nodes), "ranks": sorted(ranks),
             "evidence": [{"source": e.source, "line": e.line, "text": e.text} for e in d.evidence[:MAX_EVIDENCE]],
-            "fix": d.fix_summary}
+            "fix": d.fix_summary, "steps": list(d.fix_steps), "next": list(d.next_checks)}
 
 
 def _is_host(node: str) -> bool:

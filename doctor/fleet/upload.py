@@ -47,13 +47,14 @@ def read_upload(path: str) -> Upload:
     workspace = Workspace()
     try:
         files = [f for f in expand([path], workspace) if not f.skipped]
+        names = _inner_names([f.label for f in files], path)
         digest = hashlib.sha256()
         found: dict[str, set[str]] = {name: set() for name in _PATTERNS}
         manifest: dict = {}
-        for item in sorted(files, key=lambda f: _inner(f.label, path)):
-            digest.update(_inner(item.label, path).encode() + b"\0")
+        for inner, item in sorted(zip(names, files), key=lambda pair: pair[0]):
+            digest.update(inner.encode() + b"\0")
             _hash_file(item.path, digest)
-            name = _inner(item.label, path).rsplit("/", 1)[-1]
+            name = inner.rsplit("/", 1)[-1]
             if name in (JOB_MANIFEST, NODE_MANIFEST):
                 manifest = _merge_manifest(manifest, item.path)
             else:
@@ -61,6 +62,15 @@ def read_upload(path: str) -> Upload:
     finally:
         workspace.remove()
     return _identity(path, digest.hexdigest(), found, manifest)
+
+
+def _inner_names(labels: list[str], root: str) -> list[str]:
+    """Each file's path inside the upload, less a folder every file shares (a bundle of `job/` is `job`'s files)."""
+    names = [_inner(label, root) for label in labels]
+    tops = {name.split("/", 1)[0] for name in names}
+    if len(tops) == 1 and all("/" in name for name in names):
+        names = [name.split("/", 1)[1] for name in names]
+    return names
 
 
 def _inner(label: str, root: str) -> str:
