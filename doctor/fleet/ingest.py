@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -73,6 +74,18 @@ def _on_pool(batches: list[list[str]], known: frozenset[str], workers: int) -> I
 
 
 def _on_ray(batches: list[list[str]], known: frozenset[str], address: str | None) -> Iterator[dict[str, Any]]:
+    with ray_session(address) as ray:
+        task = ray.remote(analyse_batch)
+        known_ref = ray.put(known)
+        pending = [task.remote(batch, known_ref) for batch in batches]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield from ray.get(done[0])
+
+
+@contextmanager
+def ray_session(address: str | None = None) -> Iterator[Any]:
+    """Ray, connected: to the one already initialised in this process, else one started (and ended) here."""
     try:
         import ray
     except ImportError as err:
@@ -81,12 +94,7 @@ def _on_ray(batches: list[list[str]], known: frozenset[str], address: str | None
     if started_here:
         _ray_init(ray, address)
     try:
-        task = ray.remote(analyse_batch)
-        known_ref = ray.put(known)
-        pending = [task.remote(batch, known_ref) for batch in batches]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            yield from ray.get(done[0])
+        yield ray
     finally:
         if started_here:
             ray.shutdown()
