@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -40,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     if args.fleet_command == "tui":
         from doctor.cli.tui import run_fleet
         return run_fleet(str(path))
+    if args.fleet_command == "report" and not os.path.exists(path):
+        raise InputError(f"{path}: no fleet database here (create one with `doctor fleet ingest --db {path} PATH...`)")
     with FleetStore(path) as store:
         return _ingest(args, store) if args.fleet_command == "ingest" else _report(args, store)
 
