@@ -67,8 +67,7 @@ def _report(args: argparse.Namespace, store) -> int:  # type: ignore[no-untyped-
     from doctor.fleet.report import build, prometheus, slurm_exclude
     report = build(store.jobs(_since(args.since)), args.alpha)
     if args.json:
-        json.dump(report.to_json(), sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        sys.stdout.write(json.dumps(report.to_json(), separators=(",", ":")) + "\n")   # C encoder: no indent
     elif args.prometheus:
         sys.stdout.write(prometheus(report))
     elif args.slurm_exclude:

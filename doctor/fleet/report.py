@@ -85,9 +85,8 @@ def _iso(when: float) -> str:
 
 
 def _job_json(job: StoredJob, decision: Decision) -> dict[str, Any]:
-    diagnoses = [{"cause": d["cause"], "title": d["title"], "confidence": d["confidence"], "nodes": d["nodes"],
-                  "ranks": d["ranks"], "evidence": d["evidence"]} for d in job.diagnoses]
-    return {"job": job.job, "ingested": _iso(job.ingested), "nodes": job.nodes, "diagnoses": diagnoses,
+    """diagnoses as stored (cause, title, confidence, rules, nodes, ranks, evidence, fix, steps, next)."""
+    return {"job": job.job, "ingested": _iso(job.ingested), "nodes": job.nodes, "diagnoses": job.diagnoses,
             "decision": decision.action, "exclude": list(decision.exclude), "reason": decision.reason}
 
 

@@ -43,7 +43,7 @@ def default_path() -> Path:
     return Path(base) / "doctor" / "fleet.db"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class StoredJob:
     key: str
     job: str
@@ -103,8 +103,11 @@ class FleetStore:
         rows = self.db.execute(
             "SELECT key, job, path, started, ended, ingested, version, nodes, diagnoses FROM jobs "
             "WHERE ? IS NULL OR COALESCE(ended, ingested) >= ? ORDER BY COALESCE(ended, ingested), key",
-            (since, since))
-        return [StoredJob(*row[:7], json.loads(row[7]), json.loads(row[8])) for row in rows]
+            (since, since)).fetchall()
+        # one JSON parse for all rows' lists: 10,000 small json.loads calls cost more than the parsing itself
+        nodes = json.loads("[" + ",".join(row[7] for row in rows) + "]")
+        diagnoses = json.loads("[" + ",".join(row[8] for row in rows) + "]")
+        return [StoredJob(*row[:7], n, d) for row, n, d in zip(rows, nodes, diagnoses)]
 
     def count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM jobs").fetchone()[0])

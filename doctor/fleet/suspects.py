@@ -26,18 +26,24 @@ class NodeVerdict:
 
 
 def binomial_sf(k: int, n: int, p: float) -> float:
-    """P(X >= k), X ~ Binomial(n, p), summed in log space (exact; n up to ~10^5 per node is fast)."""
+    """P(X >= k), X ~ Binomial(n, p): the first term in log space, the rest by the ratio of successive terms,
+    stopped once past the mode they no longer change the sum (exact to double precision)."""
     if k <= 0:
         return 1.0
-    if p <= 0.0:
+    if k > n or p <= 0.0:
         return 0.0
     if p >= 1.0:
         return 1.0
-    log_p, log_q = math.log(p), math.log1p(-p)
-    terms = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * log_p + (n - i) * log_q
-             for i in range(k, n + 1)]
-    top = max(terms)
-    return min(1.0, math.exp(top) * math.fsum(math.exp(t - top) for t in terms))
+    ratio = p / (1.0 - p)
+    term = math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+                    + k * math.log(p) + (n - k) * math.log1p(-p))
+    total = term
+    for i in range(k, n):
+        term *= (n - i) / (i + 1) * ratio
+        total += term
+        if i > n * p and term < total * 1e-17:
+            break
+    return min(1.0, total)
 
 
 def judge(counts: dict[str, tuple[int, int]], alpha: float = ALPHA) -> list[NodeVerdict]:
