@@ -78,9 +78,10 @@ def _on_ray(batches: list[list[str]], known: frozenset[str], address: str | None
         task = ray.remote(analyse_batch)
         known_ref = ray.put(known)
         pending = [task.remote(batch, known_ref) for batch in batches]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            yield from ray.get(done[0])
+        while pending:          # a timeout, so Ctrl-C reaches Python between waits and Ray is shut down
+            done, pending = ray.wait(pending, num_returns=1, timeout=1.0)
+            for ref in done:
+                yield from ray.get(ref)
 
 
 @contextmanager
