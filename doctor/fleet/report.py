@@ -12,10 +12,11 @@ from typing import Any
 from doctor.fleet.actions import Decision, cause_class, decide
 from doctor.fleet.hostlist import compress
 from doctor.fleet.store import StoredJob
-from doctor.fleet.suspects import ALPHA, MIN_FAILURES, NodeVerdict, judge
+from doctor.fleet.suspects import ALPHA, MIN_FAILURES, NodeVerdict, judge, stratum
 
 SCHEMA = "doctor.fleet/1"
-TEST = "one-sided exact binomial of the node's failures against the fleet rate, Holm-corrected over all nodes"
+TEST = ("one-sided Poisson test of the node's failures against those expected from its jobs at the fleet's "
+        "per-job-size failure rates, Holm-corrected over all nodes")
 MAX_NODE_EVIDENCE = 3
 
 
@@ -39,28 +40,50 @@ class FleetReport:
 
     def _node_json(self, v: NodeVerdict) -> dict[str, Any]:
         evidence = {"test": TEST, "fleet_rate": round(self.fleet_rate, 6), "alpha": self.alpha,
-                    "min_failures": MIN_FAILURES, "p_value": v.p_value, "p_adjusted": v.adjusted,
+                    "min_failures": MIN_FAILURES, "expected_failures": v.expected, "p_value": v.p_value,
+                    "p_adjusted": v.adjusted,
                     "failed_jobs": self.failures.get(v.node, [])[:MAX_NODE_EVIDENCE]}
         return {"node": v.node, "jobs": v.jobs, "failures": v.failures, "suspect": v.suspect, "evidence": evidence}
 
 
 def build(jobs: list[StoredJob], alpha: float = ALPHA) -> FleetReport:
-    ran: Counter[str] = Counter()
     failures: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_day: dict[str, Counter[str]] = defaultdict(Counter)
+    ran: Counter[tuple[str, int]] = Counter()        # (node, job-size stratum) -> jobs, and failures named
+    failed: Counter[tuple[str, int]] = Counter()
     for job in jobs:
-        ran.update(job.nodes)
-        for node, item in _node_failures(job).items():
+        size = stratum(len(job.nodes))
+        named = _node_failures(job)
+        for node in job.nodes:
+            ran[(node, size)] += 1
+        for node, item in named.items():
             failures[node].append(item)
+            failed[(node, size)] += 1
         if job.diagnoses:
             by_day[_day(job.when)][job.diagnoses[0]["cause"]] += 1
-    counts = {node: (ran[node], len(failures.get(node, []))) for node in ran}
-    total = sum(n for n, _ in counts.values())
-    rate = sum(f for _, f in counts.values()) / total if total else 0.0
-    verdicts = judge(counts, alpha)
+    verdicts = judge(_expected(ran, failed), alpha)
     suspects = {v.node for v in verdicts if v.suspect}
     decided = [(job, decide(job.diagnoses, job.nodes, suspects)) for job in jobs]
-    return FleetReport(decided, verdicts, rate, alpha, dict(failures), dict(sorted(by_day.items())))
+    total = sum(ran.values())
+    return FleetReport(decided, verdicts, sum(failed.values()) / total if total else 0.0, alpha, dict(failures),
+                       dict(sorted(by_day.items())))
+
+
+def _expected(ran: Counter[tuple[str, int]], failed: Counter[tuple[str, int]]) -> dict[str, tuple[int, int, float]]:
+    """node -> (jobs, failures, expected failures): each stratum's rate from the OTHER nodes (leave one out), so a
+    bad node's own excess does not raise the bar it is judged against."""
+    stratum_jobs: Counter[int] = Counter()
+    stratum_failed: Counter[int] = Counter()
+    for (node, size), n in ran.items():
+        stratum_jobs[size] += n
+        stratum_failed[size] += failed[(node, size)]
+    out: dict[str, tuple[int, int, float]] = {}
+    for (node, size), n in ran.items():
+        jobs, fails, mu = out.get(node, (0, 0, 0.0))
+        others = stratum_jobs[size] - n
+        rate = (stratum_failed[size] - failed[(node, size)]) / others if others else 0.0
+        out[node] = (jobs + n, fails + failed[(node, size)], mu + n * rate)
+    return out
 
 
 def _node_failures(job: StoredJob) -> dict[str, dict[str, Any]]:

@@ -1,10 +1,15 @@
-"""Which nodes fail more jobs than their share: a one-sided exact binomial test per node, Holm-corrected.
+"""Which nodes fail more jobs than their share: a one-sided Poisson test per node against the failures its own
+jobs lead one to expect, Holm-corrected over all nodes.
 
-For node i with n_i jobs and k_i failures attributed to it (a node-class cause whose evidence names it,
-doctor/fleet/actions.py), the null hypothesis is the fleet's rate p = sum k / sum n. The p-value is
-P(X >= k_i) for X ~ Binomial(n_i, p). Holm's step-down procedure over all nodes keeps the family-wise
-error at alpha: a busy node with many jobs and failures at the fleet's rate is not flagged; a node with
-3 failures in 4 jobs against a 2% fleet rate is. A suspect also needs at least MIN_FAILURES failures.
+A job's failure is attributed to the few nodes its evidence names, so a node's chance to carry one depends on
+the size of the jobs it runs (one of 2 nodes in a 2-node job, one of 16 in a 16-node job). The fleet rate is
+therefore taken per job-size stratum (1, 2, 3-4, 5-8, ... nodes): r_s = failures / node-jobs in stratum s,
+counted over the other nodes only (leave one out: a bad node's own excess must not raise its own bar).
+A node's expected failures are mu = sum over its jobs of r_s(job); its p-value is P(X >= k), X ~ Poisson(mu),
+k its failures. (The exact count is Poisson-binomial; Poisson has the larger variance, so the test is on the
+conservative side.) Holm's step-down keeps the family-wise error at alpha; a suspect also needs at least
+MIN_FAILURES failures. A node with 3 failures in 4 jobs at a 2% rate is suspect (p = 8e-5); 3 in 300 is not
+(p = 0.94); a busy node running a large share of small jobs, failing at its strata's rates, is not.
 """
 from __future__ import annotations
 
@@ -20,40 +25,41 @@ class NodeVerdict:
     node: str
     jobs: int
     failures: int
-    p_value: float          # one-sided binomial, raw
+    expected: float         # failures its jobs lead one to expect at the fleet's per-size rates
+    p_value: float          # one-sided Poisson, raw
     adjusted: float         # Holm-adjusted
     suspect: bool
 
 
-def binomial_sf(k: int, n: int, p: float) -> float:
-    """P(X >= k), X ~ Binomial(n, p): the first term in log space, the rest by the ratio of successive terms,
-    stopped once past the mode they no longer change the sum (exact to double precision)."""
+def stratum(size: int) -> int:
+    """Job-size stratum: 1, 2, 3-4, 5-8, 9-16, ... nodes -> 0, 1, 2, 3, 4, ..."""
+    return max(0, (size - 1).bit_length())
+
+
+def poisson_sf(k: int, mu: float) -> float:
+    """P(X >= k), X ~ Poisson(mu): the first term in log space, the rest by the ratio of successive terms,
+    stopped once past the mode they no longer change the sum."""
     if k <= 0:
         return 1.0
-    if k > n or p <= 0.0:
+    if mu <= 0.0:
         return 0.0
-    if p >= 1.0:
-        return 1.0
-    ratio = p / (1.0 - p)
-    term = math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-                    + k * math.log(p) + (n - k) * math.log1p(-p))
+    term = math.exp(k * math.log(mu) - mu - math.lgamma(k + 1))
     total = term
-    for i in range(k, n):
-        term *= (n - i) / (i + 1) * ratio
+    i = k
+    while True:
+        i += 1
+        term *= mu / i
         total += term
-        if i > n * p and term < total * 1e-17:
-            break
-    return min(1.0, total)
+        if i > mu and term < total * 1e-17:
+            return min(1.0, total)
 
 
-def judge(counts: dict[str, tuple[int, int]], alpha: float = ALPHA) -> list[NodeVerdict]:
-    """counts: node -> (jobs, failures). Verdicts ordered most suspect first."""
-    total_jobs = sum(j for j, _ in counts.values())
-    rate = sum(f for _, f in counts.values()) / total_jobs if total_jobs else 0.0
-    raw = {node: binomial_sf(f, j, rate) for node, (j, f) in counts.items()}
+def judge(counts: dict[str, tuple[int, int, float]], alpha: float = ALPHA) -> list[NodeVerdict]:
+    """counts: node -> (jobs, failures, expected failures). Verdicts ordered most suspect first."""
+    raw = {node: poisson_sf(f, mu) for node, (_, f, mu) in counts.items()}
     adjusted = holm(raw)
-    verdicts = [NodeVerdict(node, j, f, raw[node], adjusted[node],
-                            adjusted[node] < alpha and f >= MIN_FAILURES) for node, (j, f) in counts.items()]
+    verdicts = [NodeVerdict(node, j, f, round(mu, 3), raw[node], adjusted[node],
+                            adjusted[node] < alpha and f >= MIN_FAILURES) for node, (j, f, mu) in counts.items()]
     return sorted(verdicts, key=lambda v: (v.adjusted, v.p_value, -v.failures, v.node))
 
 

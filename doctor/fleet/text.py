@@ -39,12 +39,12 @@ def _causes(report: FleetReport) -> Table:
 def _nodes(report: FleetReport) -> Table:
     table = Table(title=f"nodes, most suspect first (fleet failure rate {report.fleet_rate:.2%}; {TEST}, "
                         f"alpha {report.alpha})", title_justify="left")
-    for name, justify in (("node", "left"), ("jobs", "right"), ("failures", "right"), ("p", "right"),
+    for name, justify in (("node", "left"), ("jobs", "right"), ("failures", "right"), ("expected", "right"), ("p", "right"),
                           ("p (Holm)", "right"), ("suspect", "left"), ("first failure", "left")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for v in report.nodes[:SHOWN_NODES]:
         first = report.failures.get(v.node, [{}])[0]
-        table.add_row(v.node, str(v.jobs), str(v.failures), f"{v.p_value:.2g}", f"{v.adjusted:.2g}",
+        table.add_row(v.node, str(v.jobs), str(v.failures), f"{v.expected:.1f}", f"{v.p_value:.2g}", f"{v.adjusted:.2g}",
                       Text("SUSPECT", "bold red") if v.suspect else "",
                       f"{first.get('job', '')} {first.get('cause', '')}".strip())
     return table

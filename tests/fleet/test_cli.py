@@ -41,7 +41,7 @@ def test_json_report_schema_suspect_and_decisions(fleet_db: Path, small_fleet) -
     [bad] = small_fleet.bad
     suspects = [n for n in report["nodes"] if n["suspect"]]
     assert [n["node"] for n in suspects] == [bad]
-    assert suspects[0]["evidence"]["p_adjusted"] < 0.05 and "binomial" in suspects[0]["evidence"]["test"]
+    assert suspects[0]["evidence"]["p_adjusted"] < 0.05 and "Poisson" in suspects[0]["evidence"]["test"]
     assert suspects[0]["evidence"]["failed_jobs"][0]["cause"] == "straggler"
     excluded = [job for job in report["jobs"] if bad in job["exclude"]]
     assert len(excluded) >= 5 and all(job["decision"] == "restart_excluding" for job in excluded)
