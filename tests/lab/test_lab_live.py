@@ -54,7 +54,7 @@ def check_doctor(incident: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-@needs_netns
+@pytest.mark.needs("netns", "firewall")
 def test_store_port_dropped_times_out(tmp_path: Path) -> None:
     out = run_live("store-port-dropped-netns", tmp_path)
     node1 = (out / "node1.log").read_text()
