@@ -20,6 +20,7 @@ from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclLog, Ncc
 from doctor.facts.topo import TopoLink, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
 from doctor.launch_checks import LAUNCH_AGGREGATORS
+from doctor.probing.hosts import UNKNOWN
 from doctor.verdicts import bench_verdicts
 from doctor.traces.skew import trace_job, trace_skew
 
@@ -34,13 +35,16 @@ def version_skew(facts: list[Fact]) -> list[Fact]:
     """Same package, different versions on different nodes (NCCL versions from logs count too).
 
     Per node the most specific version string wins ('2.3.1+cu121' over '2.3.1'), so one node reporting a
-    package twice in two wordings is not a skew; two nodes disagreeing is.
+    package twice in two wordings is not a skew; two nodes disagreeing is. A fact of a file whose content names
+    no host (node unknown) belongs to no node: it cannot make a skew, with a known node or with another file.
     """
     per_node: dict[str, dict[str, Fact]] = defaultdict(dict)
     for f in _of(facts, PackageVersion):
-        _keep_most_specific(per_node[f.name], f)
+        if f.node != UNKNOWN:
+            _keep_most_specific(per_node[f.name], f)
     for f in _of(facts, NcclVersion):
-        _keep_most_specific(per_node["nccl (runtime)"], f)
+        if f.node != UNKNOWN:
+            _keep_most_specific(per_node["nccl (runtime)"], f)
     out: list[Fact] = []
     for name, by_node in sorted(per_node.items()):
         nodes_of: dict[str, list[str]] = defaultdict(list)

@@ -1,0 +1,38 @@
+"""Issue 12's review findings, each on real text (lab-recorded here, or real-format fixtures): the derived facts
+check their context, so a healthy or unrelated input no longer raises a cause."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from doctor.diagnose import diagnose_files
+from doctor.probing.hosts import UNKNOWN, file_node
+
+ROOT = Path(__file__).resolve().parents[1]
+LOGS, PROBES = ROOT / "fixtures" / "logs", ROOT / "fixtures" / "probes"
+
+
+def causes(*paths: Path) -> dict[str, float]:
+    report = diagnose_files([str(p) for p in paths])
+    return {d.cause: d.confidence for d in report.diagnoses}
+
+
+# ---- node identity comes from content, not from file names ----
+
+def test_two_files_without_host_evidence_are_no_version_skew() -> None:
+    """collect_env recorded here (torch 2.13.0+cpu) and a real-format collect_env with torch 2.3.1: nothing says
+    they come from two machines (before: two file names = two nodes = version_mismatch 0.70)."""
+    got = causes(LOGS / "collect-env-torch-2.13-cpu-lab.txt", PROBES / "versions" / "collect-env-and-pins.txt")
+    assert "version_mismatch" not in got, got
+
+
+def test_nccl_logs_of_two_hosts_still_skew() -> None:
+    """NCCL's own host:pid:tid prefixes name two machines with different NCCL versions: a real skew."""
+    got = causes(PROBES / "nccl_log" / "nccl-2.12-ib-gdr-p2p.log", PROBES / "nccl_log" / "nccl-2.4-socket-ring.log")
+    assert "version_mismatch" in got, got
+
+
+def test_file_node_reads_prompts_and_prefixes_not_names() -> None:
+    assert file_node((LOGS / "collect-env-torch-2.13-cpu-lab.txt").read_text()) == UNKNOWN
+    assert file_node((PROBES / "nccl_log" / "nccl-2.21-roce-cumem-nvls.log").read_text()) == "h100-12"
+    assert file_node("root@node-b:/workspace# accelerate env\n- `Accelerate` version: 0.28.0\n") == "node-b"
+    assert file_node("node-a:1:2 [0] NCCL INFO x\nnode-b:3:4 [0] NCCL INFO y\n") == UNKNOWN   # a merge of two machines
