@@ -16,7 +16,8 @@ from doctor.facts import Fact
 from doctor.facts.collective import CollectiveProgress, CollectiveTimeout, RankLag
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, VersionSkew
 from doctor.facts.launch import HostName, HostsEntry, LaunchOption, RendezvousEndpoint
-from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclLog, NcclNet, NcclSummary, NcclVersion
+from doctor.facts.fabric import IbPort
+from doctor.facts.nccl import GdrState, NcclChannel, NcclHca, NcclLog, NcclNet, NcclSummary, NcclVersion
 from doctor.facts.topo import TopoLink, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
 from doctor.launch_checks import LAUNCH_AGGREGATORS
@@ -67,13 +68,19 @@ def _keep_most_specific(by_node: dict[str, Fact], fact: Fact) -> None:
 
 
 def nccl_summary(facts: list[Fact]) -> list[Fact]:
-    """Per node with NCCL output: which network and GDR it used, whether IB was configured anywhere in the job."""
+    """Per node with NCCL output: which network and GDR it used, whether the job has IB, how many nodes it spans.
+
+    IB is "configured" only from evidence that the fabric exists or the user asked for it: RDMA ports (ibv_devinfo,
+    ibstat, rdma link), NCCL's "NET/IB : Using [..]", NCCL_IB_* set by the user, /dev/infiniband in the container.
+    NCCL's own "NET/IB : No device found" is not such evidence: every machine without an HCA prints it.
+    """
     logs = _of(facts, NcclLog)
     if not logs:
         return []
     ib_configured = any(isinstance(f, EnvVar) and f.name in _IB_ENV and f.value not in ("", "0") for f in facts) or \
-        any(isinstance(f, EnvVar) and f.name == "NCCL_IB_DISABLE" and f.value == "0" for f in facts) or \
-        any(isinstance(f, ContainerDevice) and f.name in ("/dev/infiniband", "rdma_resource") for f in facts)
+        any(isinstance(f, ContainerDevice) and f.name in ("/dev/infiniband", "rdma_resource") for f in facts) or \
+        any(isinstance(f, (IbPort, NcclHca)) for f in facts)
+    nodes = job_nodes(facts)
     out: list[Fact] = []
     for log in logs:
         mine = [f for f in facts if f.node == log.node]
@@ -83,8 +90,22 @@ def nccl_summary(facts: list[Fact]) -> list[Fact]:
             ib_used="IB" in nets, socket_used="Socket" in nets,
             gdr_seen=any(f.gdr for f in _of(mine, NcclChannel)) or any(f.enabled for f in _of(mine, GdrState)),
             net_channels=sum(1 for f in _of(mine, NcclChannel) if f.remote),
-            ib_configured=ib_configured or any(f.reason == "no_device" for f in _of(mine, IbUnavailable))))
+            ib_configured=ib_configured, nodes=nodes))
     return out
+
+
+def job_nodes(facts: list[Fact]) -> int:
+    """Nodes of the job as NCCL saw them: its own nNodes, else 2+ when a channel crosses the network or NCCL lines
+    name several hosts, else 1 when every channel stays inside the node; -1 when nothing says."""
+    logs = _of(facts, NcclLog)
+    said = max((f.nodes for f in logs), default=-1)
+    if said > 0:
+        return said
+    hosts = {f.node for f in logs if f.node != UNKNOWN}
+    channels = _of(facts, NcclChannel)
+    if len(hosts) > 1 or any(f.remote for f in channels):
+        return max(len(hosts), 2)
+    return 1 if channels else -1
 
 
 def topo_summary(facts: list[Fact]) -> list[Fact]:

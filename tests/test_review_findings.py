@@ -36,3 +36,15 @@ def test_file_node_reads_prompts_and_prefixes_not_names() -> None:
     assert file_node((PROBES / "nccl_log" / "nccl-2.21-roce-cumem-nvls.log").read_text()) == "h100-12"
     assert file_node("root@node-b:/workspace# accelerate env\n- `Accelerate` version: 0.28.0\n") == "node-b"
     assert file_node("node-a:1:2 [0] NCCL INFO x\nnode-b:3:4 [0] NCCL INFO y\n") == UNKNOWN   # a merge of two machines
+
+
+# ---- IB is present only from hardware or user evidence; one node is no IB fallback ----
+
+def test_healthy_single_node_log_is_not_ib_not_used() -> None:
+    """NCCL 2.21 on one machine without an HCA prints 'NET/IB : No device found' (before: ib_not_used 0.91)."""
+    assert causes(LOGS / "nccl-2.21-single-node-2gpu-healthy.log") == {}
+
+
+def test_two_nodes_with_hca_named_but_no_device_is_ib_not_used() -> None:
+    got = causes(LOGS / "nccl-2.19-two-node-ib-hca-set-no-device.log")
+    assert max(got, key=got.get) == "ib_not_used", got

@@ -90,7 +90,8 @@ class NcclSummary(Fact):
     gdr_seen: bool = False
     net_channels: int = 0
     warn_count: int = 0
-    ib_configured: bool = False    # NCCL_IB_HCA / IB devices / /dev/infiniband show IB was meant to be used
+    ib_configured: bool = False    # hardware or the user says IB is there: RDMA ports, NET/IB Using, NCCL_IB_*, /dev/infiniband
+    nodes: int = -1                # nodes in the job as NCCL saw them (nNodes, remote channels, hosts); -1 unknown
 
 
 @fact
@@ -108,6 +109,7 @@ class NcclLog(Fact):
     KIND = "nccl.log"
     info_lines: int = 0
     net_init_seen: bool = False    # NET/Plugin, Bootstrap, NET/IB or NET/Socket lines present
+    nodes: int = -1                # NCCL's own "nNodes N" (2.1x+), -1 when the log does not say
 
 
 @fact
