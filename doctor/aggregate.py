@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
-from doctor.aggregate_node import gid_choice, hca_check, ib_summary, rail_layout
+from doctor.aggregate_node import gid_choice, hca_check, ib_summary, qp_timeouts, rail_layout
 from doctor.bandwidth import expected_bandwidth
 from doctor.aggregate_cluster import busbw_check, node_skew, pcie_summary, slow_links, stragglers
 from doctor.aggregate_cluster import ib_summary as job_ib_summary
@@ -182,6 +182,7 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     bench_verdicts,         # measurements against expectations (doctor/verdicts.py)
     *LAUNCH_AGGREGATORS,    # duplicate ranks, ignored hostfiles of the other launchers (doctor/launch_checks.py)
     ib_summary, hca_check, gid_choice, rail_layout, expected_bandwidth,     # node probes (doctor/aggregate_node.py)
+    qp_timeouts,            # ibv_modify_qp timeouts in their context: rails or RoCE GIDs (doctor/aggregate_node.py)
     node_skew, slow_links, stragglers, busbw_check, pcie_summary, job_ib_summary,     # whole job (doctor/aggregate_cluster.py)
     trace_job, trace_skew,          # profiler traces of several ranks: exposed communication, stragglers, absent ranks
 )

@@ -31,6 +31,8 @@ _VERSION_TAIL = lazy_compile(r"NCCL version (?P<v>\d+\.\d+\.\d+)")
 _QP = lazy_compile(r"Call to (?P<call>ibv_\w+) failed(?: with(?: error)?)?\s*(?P<rest>.*)")
 _GID_INDEX = lazy_compile(r"GID index (?P<i>\d+)")
 _DEV = lazy_compile(r"on dev (?P<dev>[\w\-]+(?::\d+)?)")
+_LOCAL_GID = lazy_compile(r"local GID (?P<g>[0-9a-fA-F:.]+[0-9a-fA-F])")
+_REMOTE_GID = lazy_compile(r"remote GID (?P<g>[0-9a-fA-F:.]+[0-9a-fA-F])")
 
 
 def _call_name(raw: str) -> str:
@@ -85,8 +87,10 @@ class NcclErrors(LineProbe):
         if m:
             gid = _GID_INDEX.search(line)
             dev = _DEV.search(line)
+            local, remote = _LOCAL_GID.search(line), _REMOTE_GID.search(line)
             self._call(n, line, _call_name(m["call"]), dev["dev"] if dev else "",
-                       gid_index=int(gid["i"]) if gid else -1, roce="::ffff:" in line or "RoCE" in line)
+                       gid_index=int(gid["i"]) if gid else -1, roce="::ffff:" in line or "RoCE" in line,
+                       local_gid=local["g"] if local else "", remote_gid=remote["g"] if remote else "")
         if "Got async event" in line:
             event = line.split("Got async event", 1)[1].strip(" :")[:80]
             dev = _DEV.search(line)

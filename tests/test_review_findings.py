@@ -48,3 +48,16 @@ def test_healthy_single_node_log_is_not_ib_not_used() -> None:
 def test_two_nodes_with_hca_named_but_no_device_is_ib_not_used() -> None:
     got = causes(LOGS / "nccl-2.19-two-node-ib-hca-set-no-device.log")
     assert max(got, key=got.get) == "ib_not_used", got
+
+
+# ---- a GID index in the warning is no rail sign: RoCE GID faults and cross-rail pairings apart ----
+
+def test_roce_link_local_gid_timeout_is_gid_misconfig_not_rails() -> None:
+    """Before: 'local GID index 0' made IB004 rail_cross_nic 0.55 outrank IB005 roce_gid_misconfig 0.40."""
+    got = causes(LOGS / "nccl-2.19-roce-link-local-gid-timeout.log")
+    assert max(got, key=got.get) == "roce_gid_misconfig" and "rail_cross_nic" not in got, got
+
+
+def test_four_rail_node_with_cross_subnet_gids_is_rail_cross_nic() -> None:
+    got = causes(LOGS / "nccl-2.19-four-rail-roce-cross-subnet-timeout.log")
+    assert max(got, key=got.get) == "rail_cross_nic" and "roce_gid_misconfig" not in got, got

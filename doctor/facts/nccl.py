@@ -42,6 +42,8 @@ class CallFailed(Fact):
     resource: str = ""             # /dev/shm, the HCA, the library
     gid_index: int = -1            # for ibv_modify_qp on RoCE
     roce: bool = False             # the GIDs involved are RoCE (IPv4-mapped / Ethernet)
+    local_gid: str = ""            # ibv_modify_qp: the GIDs NCCL printed (2.19+)
+    remote_gid: str = ""
 
 
 @fact
