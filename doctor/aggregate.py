@@ -15,7 +15,7 @@ from doctor.aggregate_cluster import ib_summary as job_ib_summary
 from doctor.facts import Fact
 from doctor.facts.collective import CollectiveProgress, CollectiveTimeout, RankLag
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, VersionSkew
-from doctor.facts.launch import HostName, HostsEntry, LaunchOption, RendezvousEndpoint
+from doctor.facts.launch import ConnectError, HostName, HostsEntry, LaunchOption, RendezvousEndpoint, RendezvousTimeout
 from doctor.facts.fabric import IbPort
 from doctor.facts.nccl import GdrState, NcclChannel, NcclHca, NcclLog, NcclNet, NcclSummary, NcclVersion
 from doctor.facts.topo import TopoLink, TopoSummary
@@ -140,10 +140,13 @@ def rank_lag(facts: list[Fact]) -> list[Fact]:
 
 
 def rendezvous_endpoint(facts: list[Fact]) -> list[Fact]:
-    """Check a launcher's rendezvous/master host against this host's name and its /etc/hosts."""
+    """Check a launcher's rendezvous/master host against this host's name and its /etc/hosts, and say whether the
+    input shows the rendezvous failing (a worker's endpoint is never its own name: only a failure makes it matter)."""
     hostnames = {f.name for f in _of(facts, HostName)}
     if not hostnames:
         return []
+    failed = bool(_of(facts, RendezvousTimeout)) or any(
+        f.transport in ("rdzv", "store") for f in _of(facts, ConnectError))
     env = {f.name: f.value for f in _of(facts, EnvVar)}
     entries = {f.name for f in _of(facts, HostsEntry)}
     out: list[Fact] = []
@@ -157,7 +160,7 @@ def rendezvous_endpoint(facts: list[Fact]) -> list[Fact]:
         host = host or value
         out.append(RendezvousEndpoint(node=opt.node, origin=opt.origin, host=host, port=int(port) if port.isdigit() else -1,
                                       backend="c10d" if opt.name == "rdzv_endpoint" else "static",
-                                      matches_hostname=host in hostnames, in_hosts_file=host in entries))
+                                      matches_hostname=host in hostnames, in_hosts_file=host in entries, failed=failed))
     return out
 
 

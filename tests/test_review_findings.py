@@ -61,3 +61,16 @@ def test_roce_link_local_gid_timeout_is_gid_misconfig_not_rails() -> None:
 def test_four_rail_node_with_cross_subnet_gids_is_rail_cross_nic() -> None:
     got = causes(LOGS / "nccl-2.19-four-rail-roce-cross-subnet-timeout.log")
     assert max(got, key=got.get) == "rail_cross_nic" and "roce_gid_misconfig" not in got, got
+
+
+# ---- launcher identity and an error actually present ----
+
+def test_healthy_c10d_worker_transcript_raises_nothing() -> None:
+    """A worker's endpoint is the master's name, not its own (before: master_addr_wrong 0.60 from NET013)."""
+    assert causes(LOGS / "torchrun-c10d-worker-healthy.txt") == {}
+
+
+def test_torchrun_rendezvous_connection_error_is_not_horovod() -> None:
+    report = diagnose_files([str(PROBES / "launch_errors" / "torch-1.9-1.13-barrier-and-elastic.txt")])
+    fired = {rule for d in report.diagnoses for rule in d.rules}
+    assert "HVD004" not in fired and "NET018" in fired, fired
