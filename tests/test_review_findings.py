@@ -74,3 +74,22 @@ def test_torchrun_rendezvous_connection_error_is_not_horovod() -> None:
     report = diagnose_files([str(PROBES / "launch_errors" / "torch-1.9-1.13-barrier-and-elastic.txt")])
     fired = {rule for d in report.diagnoses for rule in d.rules}
     assert "HVD004" not in fired and "NET018" in fired, fired
+
+
+# ---- a symptom alone is no cause ----
+
+def test_lone_watchdog_timeout_is_not_collective_desync() -> None:
+    """torch 1.x watchdog line, one rank (before: collective_desync 0.55 from COLL001)."""
+    got = causes(PROBES / "collectives" / "torch-1.x-watchdog-seqnum.txt")
+    assert got.get("collective_desync", 0) < 0.5, got
+
+
+def test_survivor_remote_error_does_not_blame_the_interface() -> None:
+    """ncclRemoteError on a survivor with no network sign (before: NCCL001 wrong_socket_ifname 0.45 over the crash)."""
+    got = causes(PROBES / "nccl_errors" / "nccl-2.18-ib-errors.txt")
+    assert "wrong_socket_ifname" not in got, got
+
+
+def test_pcie_switch_topology_alone_is_quiet() -> None:
+    got = causes(PROBES / "topo_matrix" / "pcie-4gpu-pxb-pix-sys.txt")
+    assert "p2p_broken" not in got and all(v < 0.5 for v in got.values()), got
