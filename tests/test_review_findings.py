@@ -93,3 +93,21 @@ def test_survivor_remote_error_does_not_blame_the_interface() -> None:
 def test_pcie_switch_topology_alone_is_quiet() -> None:
     got = causes(PROBES / "topo_matrix" / "pcie-4gpu-pxb-pix-sys.txt")
     assert "p2p_broken" not in got and all(v < 0.5 for v in got.values()), got
+
+
+# ---- one line, one vote per cause: duplicates removed ----
+
+def test_nccl_system_error_with_loopback_connect_fires_one_rule_per_cause() -> None:
+    """Before: NET008 and NCCL006 both named wrong_socket_ifname from the same DistBackendError."""
+    report = diagnose_files([str(LOGS / "torch-2.3-nccl-system-error-loopback-connect.log")])
+    ifname = [d for d in report.diagnoses if d.cause == "wrong_socket_ifname"]
+    assert len(ifname) == 1 and ifname[0].rules == ["NET008"], [(d.cause, d.rules) for d in report.diagnoses]
+
+
+def test_no_fixture_line_is_read_twice_for_one_cause_by_the_duplicates_removed() -> None:
+    from tools.shared_lines import inputs, shared
+    pairs = {ids for ids in shared(inputs())}
+    removed = [("IB004", "IB040"), ("IB039", "IB040"), ("IB002", "IB041"), ("IB002", "IB008"), ("NET007", "NET015"),
+               ("MPI001", "NET010"), ("TOPO002", "TOPO010"), ("BENCH001", "BENCH002"), ("IB030", "IB031"),
+               ("DSP002", "RANK007"), ("LTN002", "RANK007"), ("MPI012", "RANK007"), ("RANK007", "TFD001")]
+    assert not [p for p in removed if any(set(p) <= set(ids) for ids in pairs)]
