@@ -24,6 +24,7 @@ _IFACES = lazy_compile(r"(?:\[\d+\])?(?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]+
 _USING_NET = lazy_compile(r"Using network (?P<net>[\w ./\-]+?)\s*$")
 _NET_USING = lazy_compile(r"NET/(?P<net>IB|Socket|OFI|AWS Libfabric|\w+)\s*: Using \[")
 _GDR_HCA = lazy_compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for HCA \d+ '(?P<hca>[^']+)'")
+_IB_DISABLE = lazy_compile(r"NCCL_IB_DISABLE set by environment to (?P<v>\S+)")
 _NNODES = lazy_compile(r"\bnNodes (?P<n>\d+)")
 _HCA = lazy_compile(r"\[\d+\](?P<name>[\w\-]+):(?P<port>\d+)/(?P<ll>IB|RoCE)(?P<sharp>/SHARP)?")
 _CUDA_DRIVER = lazy_compile(r"cudaDriverVersion (?P<v>\d+)")
@@ -110,8 +111,8 @@ class NcclLogProbe(LineProbe):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_device")
         elif "libibverbs" in line and ("Failed to open" in line or "not found" in line or "Could not" in line):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_verbs_lib")
-        elif "NCCL_IB_DISABLE set by environ" in line and not line.rstrip().endswith("to 0") and "to 0." not in line:
-            self.ctx.emit(IbUnavailable, line_no, line, reason="disabled_by_env")
+        elif (m := _IB_DISABLE.search(line)) and m["v"].rstrip(".") not in ("0", ""):
+            self.ctx.emit(IbUnavailable, line_no, line, reason="disabled_by_env")   # a cut line without the value says nothing
 
     def finish(self) -> None:
         for node, count in self.info_lines.items():

@@ -111,3 +111,15 @@ def test_no_fixture_line_is_read_twice_for_one_cause_by_the_duplicates_removed()
                ("MPI001", "NET010"), ("TOPO002", "TOPO010"), ("BENCH001", "BENCH002"), ("IB030", "IB031"),
                ("DSP002", "RANK007"), ("LTN002", "RANK007"), ("MPI012", "RANK007"), ("RANK007", "TFD001")]
     assert not [p for p in removed if any(set(p) <= set(ids) for ids in pairs)]
+
+
+def test_ib_disable_echo_says_disabled_only_with_a_value_other_than_0() -> None:
+    from doctor.probing.contract import parse_lines
+    from probes.nccl_log import NcclLogProbe
+
+    def disabled(line: str) -> bool:
+        facts = parse_lines(NcclLogProbe, f"gpu-a03:3011:3108 [0] NCCL INFO {line}\n", source="x.log", node="")
+        return any(f.KIND == "nccl.ib_unavailable" for f in facts)
+    assert disabled("NCCL_IB_DISABLE set by environment to 1.")
+    assert not disabled("NCCL_IB_DISABLE set by environment to 0.")
+    assert not disabled("NCCL_IB_DISABLE set by environ")      # a pasted line cut short says nothing
