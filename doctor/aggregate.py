@@ -20,6 +20,8 @@ from doctor.facts.fabric import IbPort
 from doctor.facts.nccl import GdrState, NcclChannel, NcclHca, NcclLog, NcclNet, NcclSummary, NcclVersion
 from doctor.facts.topo import TopoLink, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
+from doctor.aggregate_host import HOST_AGGREGATORS
+from doctor.known_bugs import known_bugs
 from doctor.launch_checks import LAUNCH_AGGREGATORS
 from doctor.probing.hosts import UNKNOWN
 from doctor.verdicts import bench_verdicts
@@ -188,6 +190,8 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     qp_timeouts,            # ibv_modify_qp timeouts in their context: rails or RoCE GIDs (doctor/aggregate_node.py)
     node_skew, slow_links, stragglers, busbw_check, pcie_summary, job_ib_summary,     # whole job (doctor/aggregate_cluster.py)
     trace_job, trace_skew,          # profiler traces of several ranks: exposed communication, stragglers, absent ranks
+    *HOST_AGGREGATORS,      # MTU across nodes, two interfaces in one subnet, firmware across nodes (doctor/aggregate_host.py)
+    known_bugs,             # versions in a documented bug's range with its symptom line (rules/data/known_bugs.yaml)
 )
 
 

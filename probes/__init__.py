@@ -18,6 +18,7 @@ from probes.cuda_errors import CudaErrors
 from probes.deepspeed import DeepSpeed
 from probes.dev_shm import ShmLines
 from probes.env_vars import EnvVars
+from probes.ethtool_info import EthtoolInfo
 from probes.expectations import Expectations
 from probes.gpu_utilisation import DmonLog, QueryGpuCsv
 from probes.horovod import Horovod
@@ -44,6 +45,7 @@ from probes.nvidia_smi_query import NvidiaSmiQuery
 from probes.nvlink_status import NvlinkStatus
 from probes.nvml import NvmlReadings
 from probes.oom import OomMessages
+from probes.open_files import OpenFiles
 from probes.openmpi import OpenMpi
 from probes.pcie_kernel import PcieKernelLines
 from probes.perftest import Perftest
@@ -70,6 +72,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     ContainerSpec,      # devices and capabilities given to a container
     NcclTests,          # nccl-tests output
     MemlockLines,       # ulimit -a
+    OpenFiles,          # ulimit -n / open files (-n), EMFILE 'Too many open files'
     TrainLog,           # per-step timings of training logs
     Iperf3Text,         # iperf3 text output: the throughput that arrived
     RemoteShell,        # ssh / pdsh as launchers use them: unreachable hosts, refused keys
@@ -98,6 +101,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     NvmlReadings,       # NVML readings saved as JSON by the live reader
     IbvDevinfo,         # ibv_devinfo [-v]: ports, link layer, GIDs
     IbStatus,           # ibstat / ibstatus
+    EthtoolInfo,        # ethtool -i: adapter driver and firmware
     RdmaLink,           # rdma link
     KernelModules,      # /proc/modules, lsmod
     Lspci,              # lspci -vvv: LnkCap/LnkSta, ACSCtl

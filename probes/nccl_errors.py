@@ -35,6 +35,9 @@ _LOCAL_GID = lazy_compile(r"local GID (?P<g>[0-9a-fA-F:.]+[0-9a-fA-F])")
 _REMOTE_GID = lazy_compile(r"remote GID (?P<g>[0-9a-fA-F:.]+[0-9a-fA-F])")
 
 
+_BARE_WARNS = ("Failed to find reverse path", "Could not find a path for pattern", "Could not find NET with id")
+
+
 def _call_name(raw: str) -> str:
     for base in ("ibv_reg_mr", "ibv_modify_qp", "ibv_create_qp", "ibv_open_device", "ibv_poll_cq", "ibv_get_device_list",
                  "ibv_query_gid", "ibv_reg_dmabuf_mr"):
@@ -50,13 +53,16 @@ class NcclErrors(LineProbe):
                 "ncclUnhandledCudaError", "unhandled system error", "unhandled cuda error", "remote process exited",
                 "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
                 "Call to ibv_", "Got completion from peer", "Got async event", "unable to write to file </torch_",
-                "unable to open shared memory", "unable to allocate shared memory", "unable to mmap", "with family 0", "neither AF_INET", " WARN ")
+                "unable to open shared memory", "unable to allocate shared memory", "unable to mmap", "with family 0", "neither AF_INET", " WARN ",
+                *_BARE_WARNS)
 
     def feed(self, line_no: int, line: str) -> None:
         self._framework_error(line_no, line)
         m = _WARN.search(line)
         if m:
             self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or m["src2"] or "", message=m["msg"].strip()[:200])
+        elif any(w in line for w in _BARE_WARNS):   # NCCL's WARN text as torch repeats it under "Last error:"
+            self.ctx.emit(NcclWarn, line_no, line, src="", message=line.strip()[-200:])
         self._calls(line_no, line)
         if "with family 0" in line or "neither AF_INET" in line:
             self.ctx.emit(HandleCorrupt, line_no, line, detail="peer address decoded with family 0")

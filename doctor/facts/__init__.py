@@ -12,6 +12,7 @@ from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThr
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.memory import MemorySnapshot
+from doctor.facts.hostconf import Firmware, FirmwareSkew, KnownBug, MtuSkew, NetLink, RouteConflict
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  IfnameError, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
@@ -57,6 +58,8 @@ _ALL: tuple[type[Fact], ...] = (
     IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth, QpTimeout,
     # speed: profiler traces, skew across ranks, utilisation
     TraceStep, TraceRank, TraceCollectives, TraceJob, TraceStraggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
+    # host configuration: MTU and subnets, firmware, known bugs of the versions in use
+    NetLink, MtuSkew, RouteConflict, Firmware, FirmwareSkew, KnownBug,
     # gathering
     ProbeStatus,
     # whole job (doctor cluster) and what it derives
