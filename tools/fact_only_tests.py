@@ -32,3 +32,21 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def firing_inputs(rules) -> dict[str, list[str]]:
+    """rule id -> fixture inputs (relative paths) on which it fires: candidates for a fires test on text."""
+    from pathlib import Path
+
+    from doctor.aggregate import aggregate
+    from doctor.engine import run
+    from doctor.probing.offline import gather_files
+    from probes import DOCUMENT_PROBES, LINE_PROBES, STREAM_PROBES
+    from tools.shared_lines import ROOT, inputs
+
+    out: dict[str, list[str]] = {}
+    for path in inputs():
+        facts = aggregate(gather_files([str(path)], LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES).facts)
+        for rid in sorted({f.rule.id for f in run(rules, facts, "native")}):
+            out.setdefault(rid, []).append(str(Path(path).relative_to(ROOT)))
+    return out
