@@ -7,6 +7,8 @@ route-conflict/   node rc-a has eth1 (10.77.0.11/24, a dead-end link, configured
                   TCPStore client times out. Recorded: `uname -a; ip addr; ip route` and the client's output.
 route-ok/         the same without eth1: the client connects.
 mtu/              nodes mt-a (mtu 9000) and mt-b (mtu 1500) on one link: `uname -a; ip addr` on each.
+shell-hostname-on-loopback.txt   an interactive bash on node trainer-0 whose /etc/hosts binds its name to 127.0.1.1
+init-env-rank-missing.txt        init_process_group('gloo') with env:// and no RANK in the environment
 Every namespace is removed at the end. Needs root, iproute2, unshare.
 """
 from __future__ import annotations
@@ -67,11 +69,33 @@ def mtu_case(out: Path) -> None:
     sh("ip netns del mt-a; ip netns del mt-b")
 
 
+def hosts_loopback(out: Path) -> None:
+    etc = Path("/etc/netns/hn-a")
+    sh("ip netns add hn-a")
+    etc.mkdir(parents=True, exist_ok=True)
+    (etc / "hosts").write_text("127.0.0.1\tlocalhost\n127.0.1.1\ttrainer-0\n10.213.0.10\ttrainer-0-data\n")
+    typed = "hostname\\ncat /etc/hosts\\ngetent hosts trainer-0\\nexit\\n"
+    (out / "shell-hostname-on-loopback.txt").write_text(
+        on("hn-a", "trainer-0", f'printf "{typed}" | env -i PS1="\\u@\\h:\\w# " HOME=/root TERM=dumb bash --norc -i 2>&1'))
+    sh("ip netns del hn-a")
+    (etc / "hosts").unlink()
+    etc.rmdir()
+
+
+def env_rank_missing(out: Path) -> None:
+    res = subprocess.run(["env", "-u", "RANK", "-u", "WORLD_SIZE", "-u", "MASTER_ADDR", "-u", "MASTER_PORT", PY, "-c",
+                          "import torch.distributed as dist; dist.init_process_group('gloo')"],
+                         capture_output=True, text=True, timeout=60)
+    (out / "init-env-rank-missing.txt").write_text(res.stdout + res.stderr)
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[0] if argv else "/tmp/hostnet")
     route_case(out / "route-conflict", conflict=True)
     route_case(out / "route-ok", conflict=False)
     mtu_case(out / "mtu")
+    hosts_loopback(out)
+    env_rank_missing(out)
     return 0
 
 
