@@ -135,6 +135,10 @@ LIVE_PROBES: tuple[LiveProbe, ...] = (
     LiveProbe("lspci", ("lspci", "-vvv"), "lspci", 20),
     LiveProbe("dev_shm", ("sh", "-c", "df -k /dev/shm; ls -ld /dev/shm"), "", 5),
     LiveProbe("memlock", ("sh", "-c", "ulimit -l"), "memlock_value", 5),
+    LiveProbe("open_files", ("sh", "-c", "ulimit -a | grep -iE 'open files|nofiles'"), "", 5),
+    LiveProbe("ethtool", ("sh", "-c", "command -v ethtool >/dev/null || { echo 'ethtool: not found' >&2; exit 127; }; "
+                                      "for n in /sys/class/net/*; do ethtool -i ${n##*/} 2>/dev/null; done"), "ethtool_info", 10,
+              skip_when=("ethtool: not found",)),
     LiveProbe("net_interfaces", ("ip", "-j", "-p", "addr", "show"), "net_interfaces", 5,
               fallbacks=(reader("probes.net_interfaces:read_live"),)),
     LiveProbe("reachability", reader("probes.reachability:read_live"), "reachability", 15,
