@@ -19,9 +19,12 @@ from doctor.engine.isolated import ChildCrashed, Worker
 from doctor.rulebase.selftest import facts_for
 
 
+MAX_CALLS = 0                         # --calls-per-child; 0: one child for the whole pass, as before the fix
+
+
 def one_run(cases: list) -> list[str]:
     """The test ids at which the child died during one pass over the set."""
-    worker, deaths = Worker("durable"), []
+    worker, deaths = Worker("durable", max_calls=MAX_CALLS), []
     try:
         for rule, test in cases:
             try:
@@ -36,7 +39,11 @@ def one_run(cases: list) -> list[str]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--calls-per-child", type=int, default=0,
+                    help="replace the child after N sessions (doctor's default is 100); 0: never")
     args = ap.parse_args()
+    global MAX_CALLS
+    MAX_CALLS = args.calls_per_child
     if reason := available():
         print(f"durable unavailable: {reason}", file=sys.stderr)
         return 2

@@ -36,6 +36,7 @@ from doctor.facts import Fact
 from doctor.rulebase.model import Rule
 
 SUPPORTED_PYTHON = (3, 11)
+CALLS_PER_CHILD = 100                # a fresh child after this many sessions (doctor/engine/isolated.py says why)
 SID = "1"                            # one session per ruleset, and one ruleset per run
 # The session's first action. durable never initialises a new session's action context
 # (createStateNode, state.c), so delete_state would free two garbage pointers (valgrind: invalid
@@ -88,7 +89,7 @@ def run(rules: list[Rule], facts: list[Fact]) -> list[Finding]:
 
 @lru_cache(maxsize=1)
 def _worker() -> Worker:
-    return Worker("durable")
+    return Worker("durable", max_calls=CALLS_PER_CHILD)
 
 
 def session_hits(rules: list[Rule], facts: list[Fact]) -> set[Hit]:

@@ -5,7 +5,9 @@ The durable backend uses it: durable_rules' C engine can segfault (issue 15), an
 caught in the process it happens in. One child serves many calls (the differential test sends hundreds).
 A call whose child dies is sent once more to a fresh child: durable's crashes come from C heap state that
 earlier sessions left behind (valgrind reports invalid reads), so a fresh process answers the same session
-correctly; a call that kills two children in a row raises ChildCrashed. `crashes` counts every death. Arguments and results cross a multiprocessing Pipe:
+correctly; a call that kills two children in a row raises ChildCrashed. `crashes` counts every death.
+`max_calls` replaces the child after that many calls: durable's C state goes bad after some hundreds of
+rulesets in one process (the differential test's crash came at about the 390th), so a child never gets there. Arguments and results cross a multiprocessing Pipe:
 they are this program's own objects (rules and facts already parsed), never bytes from an upload.
 """
 from __future__ import annotations
@@ -43,8 +45,10 @@ def _serve(conn: Connection) -> None:
 class Worker:
     """One child process at a time; `call` is serialised by a lock."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, max_calls: int = 0) -> None:
         self.what = what
+        self.max_calls = max_calls       # > 0: a fresh child after that many calls (0: one child for ever)
+        self._calls = 0
         self._lock = threading.Lock()
         self._process: multiprocessing.process.BaseProcess | None = None
         self._conn: Connection | None = None
@@ -68,8 +72,12 @@ class Worker:
             return value
 
     def _start(self) -> Connection:
+        if self.max_calls and self._calls >= self.max_calls:
+            self._stop()
+        self._calls += 1
         if self._process is not None and self._process.is_alive() and self._conn is not None:
             return self._conn
+        self._calls = 1
         context = multiprocessing.get_context("spawn")   # no inherited threads or locks, on every platform
         parent, child = context.Pipe()
         process = context.Process(target=_serve, args=(child,), name=f"doctor-{self.what}", daemon=True)
@@ -90,11 +98,15 @@ class Worker:
 
     def close(self) -> None:
         with self._lock:
-            if self._conn is not None:
-                try:
-                    self._conn.send(None)
-                except (OSError, BrokenPipeError):
-                    pass
-            if self._process is not None:
-                self._process.join(timeout=5)
-            self._process, self._conn = None, None
+            self._stop()
+
+    def _stop(self) -> None:
+        """Ask the child to end and wait for it; the next call starts a fresh one."""
+        if self._conn is not None:
+            try:
+                self._conn.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+        if self._process is not None:
+            self._process.join(timeout=5)
+        self._process, self._conn = None, None

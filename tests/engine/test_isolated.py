@@ -77,3 +77,13 @@ def test_analyze_with_durable_crashing_is_one_line_and_exit_2(tmp_path) -> None:
     assert done.stderr.splitlines() == [
         f"doctor: the durable engine crashed (signal {int(signal.SIGSEGV)}) in its child process, twice in a row; "
         "this run's findings are lost: use --engine native"]
+
+
+def test_a_child_is_replaced_after_max_calls() -> None:
+    worker = Worker("durable", max_calls=3)
+    try:
+        pids = [worker.call(pid) for _ in range(7)]
+        assert pids[0] == pids[1] == pids[2] != pids[3] == pids[4] == pids[5] != pids[6]
+        assert worker.crashes == 0
+    finally:
+        worker.close()
