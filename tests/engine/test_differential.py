@@ -22,6 +22,7 @@ from doctor_cli import REPO, run_doctor
 from doctor.diagnose import rule_base
 from doctor.engine import Finding, run
 from doctor.engine.compile import FactTypeError, compile_rule, fact_message
+from doctor.engine import durable
 from doctor.engine.durable import available
 from doctor.errors import RuleError
 from doctor.facts import Fact
@@ -194,6 +195,45 @@ def test_durable_on_another_python_is_one_clear_line() -> None:
     assert done.stderr.splitlines() == [
         "doctor: --engine durable needs Python 3.11 (durable_rules 2.0.28 crashes on later versions); "
         "this is Python 3.12: use --engine native"]
+
+
+# ---- a crash of durable_rules' C engine ends one run, never the process ----
+
+SEGFAULT_WORKER = "import ctypes, sys\nsys.stdin.readline()\nctypes.string_at(0)\n"   # a real SIGSEGV on the first request
+
+
+@pytest.fixture
+def crashing_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    script = tmp_path / "segfault_worker.py"
+    script.write_text(SEGFAULT_WORKER)
+    durable.stop_worker()
+    monkeypatch.setattr(durable, "WORKER", script)
+    yield script
+    durable.stop_worker()
+
+
+@needs_durable
+def test_a_crash_in_the_child_is_an_error_of_that_run_only(crashing_worker: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    facts = _errors(("10.0.0.1", "timeout", 29500))
+    with pytest.raises(durable.DurableCrash, match=r"^the durable_rules engine crashed \(SIGSEGV in its C code\): "
+                                                   r"use --engine native$"):
+        run(golden_rules()[:1], facts, "durable")
+    monkeypatch.undo()                          # the real worker again: the next run starts a new child
+    assert run(golden_rules()[:1], facts, "durable") == run(golden_rules()[:1], facts, "native")
+
+
+@needs_durable
+def test_analyze_when_durable_crashes_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "segfault_worker.py").write_text(SEGFAULT_WORKER)
+    script = ("import sys\nimport doctor.engine.durable as d\n"
+              f"d.WORKER = d.Path({str(tmp_path / 'segfault_worker.py')!r})\n"
+              "from doctor.cli import main\n"
+              f"sys.exit(main(['analyze', '--engine', 'durable', {FIXTURE!r}]))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, timeout=60,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines() == [
+        "doctor: the durable_rules engine crashed (SIGSEGV in its C code): use --engine native"]
 
 
 # ---- random facts through the golden rules ----
