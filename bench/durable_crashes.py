@@ -4,7 +4,8 @@
 
 One run is what tests/engine/test_differential.py sends to the durable engine for the rule tests: every
 rule test case ([rule] x its facts) and then the whole rule base over every case's facts, all through one
-fresh durable_rules child (doctor/engine/durable_worker.py), as one pytest session does. A crash of the
+fresh durable_rules child (doctor/engine/durable_worker.py), replaced every RUNS_PER_CHILD runs, as one
+pytest session does. A crash of the
 child (DurableCrash) is counted with its signal or exit status, and the run goes on with a new child, as
 the test run does. Baseline in the same run: none needed, the figure is a count (crashed runs / runs).
 Stops after --runs runs or --budget-s seconds, whichever comes first, and says how many it did.
@@ -24,16 +25,16 @@ from doctor.rulebase.selftest import facts_for
 
 
 def one_run(rules: list, cases: list) -> list[str]:
-    """The durable side of the set once, in a fresh child; the crash messages it met."""
+    """The durable side of the set once, in a fresh child; where it crashed and how."""
     durable.stop_worker()
     crashes = []
-    batches = [([rule], facts_for(test)) for rule, test in cases]
-    batches.append((list(rules), [f for _, test in cases for f in facts_for(test)]))
-    for batch_rules, facts in batches:
+    batches = [(f"{rule.id} {test.name}", [rule], facts_for(test)) for rule, test in cases]
+    batches.append(("whole rule base", list(rules), [f for _, test in cases for f in facts_for(test)]))
+    for number, (name, batch_rules, facts) in enumerate(batches):
         try:
             run(batch_rules, facts, "durable")
         except durable.DurableCrash as crash:
-            crashes.append(str(crash))
+            crashes.append(f"batch {number} ({name}): {crash}")
     return crashes
 
 
@@ -53,9 +54,9 @@ def main(argv: list[str] | None = None) -> int:
         crashes = one_run(rules, cases)
         done += 1
         crashed_runs += bool(crashes)
-        kinds.update(crashes)
+        kinds.update(c.split(": ", 1)[1] for c in crashes)
         if crashes:
-            print(f"run {done}: {len(crashes)} crash(es): {crashes[0]}", file=sys.stderr)
+            print(f"run {done}: {len(crashes)} crash(es): {'; '.join(crashes)}", file=sys.stderr)
     seconds = time.monotonic() - started
     result = {"runs": done, "asked": args.runs, "batches_per_run": len(cases) + 1, "crashed_runs": crashed_runs,
               "crashes": sum(kinds.values()), "crash_messages": dict(kinds), "seconds": round(seconds, 1),

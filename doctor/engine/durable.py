@@ -41,6 +41,10 @@ from doctor.rulebase.model import Rule
 SUPPORTED_PYTHON = (3, 11)
 WORKER = Path(__file__).with_name("durable_worker.py")
 ANSWER_TIMEOUT_S = 300.0             # a run of the whole rule base over every rule test's facts takes ~2 s
+# durable_rules' C state goes bad after some hundreds of rulesets in one process (a SIGSEGV in assert_fact at
+# the ~390th run of the rule tests, every time in a long-lived child; at random places in one pytest process),
+# releasing them or not: a child answers this many runs, then a new one takes over (starting one: ~0.3 s).
+RUNS_PER_CHILD = 100
 _LOCK = threading.Lock()             # one request at a time on the one child
 Hit = tuple[int, tuple[int, ...]]    # (rule index, fact index bound to each `when` alias)
 
@@ -85,18 +89,22 @@ class _Worker:
     _current: "_Worker | None" = None
 
     def __init__(self) -> None:
+        self.runs = 0
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([sys.executable, "-P", str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.stderr, text=True, encoding="utf-8")
 
     @classmethod
     def current(cls) -> "_Worker":
+        if cls._current is not None and cls._current.runs >= RUNS_PER_CHILD:
+            stop_worker()
         if cls._current is None or cls._current.proc.poll() is not None:
             cls._current = cls()
         return cls._current
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
         assert self.proc.stdin and self.proc.stdout
+        self.runs += 1
         try:
             self.proc.stdin.write(json.dumps(request) + "\n")
             self.proc.stdin.flush()

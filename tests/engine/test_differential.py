@@ -236,6 +236,19 @@ def test_analyze_when_durable_crashes_is_one_line_and_exit_2(tmp_path: Path) -> 
         "doctor: the durable_rules engine crashed (SIGSEGV in its C code): use --engine native"]
 
 
+@needs_durable
+def test_a_child_answers_a_bounded_number_of_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(durable, "RUNS_PER_CHILD", 2)
+    durable.stop_worker()
+    facts = _errors(("10.0.0.1", "timeout", 29500))
+    pids = []
+    for _ in range(5):
+        assert run(golden_rules()[:1], facts, "durable")
+        pids.append(durable._Worker._current.proc.pid)
+    durable.stop_worker()
+    assert len(set(pids)) == 3 and pids[0] == pids[1] != pids[2] == pids[3] != pids[4], pids
+
+
 # ---- random facts through the golden rules ----
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
