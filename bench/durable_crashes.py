@@ -1,69 +1,61 @@
-"""How often durable_rules' C engine crashes: the durable side of the differential set, run many times.
+"""How often durable_rules 2.0.28's C engine crashes on the differential set (issue 15).
 
-    PYTHONPATH=$PWD .venv/bin/python bench/durable_crashes.py [--runs 200] [--budget-s 1500] [--json]
+Each run sends every rule test's facts, one durable session per test in rule-base order, to one fresh child
+process (doctor/engine/isolated.py), exactly as tests/engine/test_differential.py does, but with no retry:
+a child that dies is counted and replaced, and the run goes on with the next test.
 
-One run is what tests/engine/test_differential.py sends to the durable engine for the rule tests: every
-rule test case ([rule] x its facts) and then the whole rule base over every case's facts, all through one
-fresh durable_rules child (doctor/engine/durable_worker.py), replaced every RUNS_PER_CHILD runs, as one
-pytest session does. A crash of the
-child (DurableCrash) is counted with its signal or exit status, and the run goes on with a new child, as
-the test run does. Baseline in the same run: none needed, the figure is a count (crashed runs / runs).
-Stops after --runs runs or --budget-s seconds, whichever comes first, and says how many it did.
-Exit 0 when no run crashed, 1 otherwise.
+    python bench/durable_crashes.py --runs 200
 """
 from __future__ import annotations
 
 import argparse
 import collections
-import json
 import sys
 import time
 
 from doctor.diagnose import rule_base
-from doctor.engine import durable, run
+from doctor.engine.durable import available, session_hits
+from doctor.engine.isolated import ChildCrashed, Worker
 from doctor.rulebase.selftest import facts_for
 
 
-def one_run(rules: list, cases: list) -> list[str]:
-    """The durable side of the set once, in a fresh child; where it crashed and how."""
-    durable.stop_worker()
-    crashes = []
-    batches = [(f"{rule.id} {test.name}", [rule], facts_for(test)) for rule, test in cases]
-    batches.append(("whole rule base", list(rules), [f for _, test in cases for f in facts_for(test)]))
-    for number, (name, batch_rules, facts) in enumerate(batches):
-        try:
-            run(batch_rules, facts, "durable")
-        except durable.DurableCrash as crash:
-            crashes.append(f"batch {number} ({name}): {crash}")
-    return crashes
+def one_run(cases: list) -> list[str]:
+    """The test ids at which the child died during one pass over the set."""
+    worker, deaths = Worker("durable"), []
+    try:
+        for rule, test in cases:
+            try:
+                worker.call(session_hits, [rule], facts_for(test), retries=0)
+            except ChildCrashed:
+                deaths.append(f"{rule.id}-{test.expect}-{test.name}")
+    finally:
+        worker.close()
+    return deaths
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--runs", type=int, default=200)
-    p.add_argument("--budget-s", type=float, default=1500.0, help="stop starting runs after this many seconds")
-    p.add_argument("--json", action="store_true")
-    args = p.parse_args(argv)
-    if reason := durable.available():
-        print(f"durable_crashes: {reason}", file=sys.stderr)
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=200)
+    args = ap.parse_args()
+    if reason := available():
+        print(f"durable unavailable: {reason}", file=sys.stderr)
         return 2
     rules, _ = rule_base()
     cases = [(rule, test) for rule in rules for test in rule.tests]
-    started, done, crashed_runs, kinds = time.monotonic(), 0, 0, collections.Counter()
-    while done < args.runs and time.monotonic() - started < args.budget_s:
-        crashes = one_run(rules, cases)
-        done += 1
-        crashed_runs += bool(crashes)
-        kinds.update(c.split(": ", 1)[1] for c in crashes)
-        if crashes:
-            print(f"run {done}: {len(crashes)} crash(es): {'; '.join(crashes)}", file=sys.stderr)
-    seconds = time.monotonic() - started
-    result = {"runs": done, "asked": args.runs, "batches_per_run": len(cases) + 1, "crashed_runs": crashed_runs,
-              "crashes": sum(kinds.values()), "crash_messages": dict(kinds), "seconds": round(seconds, 1),
-              "seconds_per_run": round(seconds / max(done, 1), 2)}
-    print(json.dumps(result) if args.json else "\n".join(f"{k}: {v}" for k, v in result.items()))
-    durable.stop_worker()
-    return 1 if crashed_runs else 0
+    where: collections.Counter[str] = collections.Counter()
+    runs_with_crash = 0
+    start = time.perf_counter()
+    for number in range(1, args.runs + 1):
+        deaths = one_run(cases)
+        where.update(deaths)
+        runs_with_crash += bool(deaths)
+        print(f"run {number}: {len(deaths)} crash(es) {' '.join(deaths)}", flush=True)
+    total = sum(where.values())
+    print(f"\n{args.runs} runs of {len(cases)} sessions in {time.perf_counter() - start:.0f} s: "
+          f"{total} crashes, {runs_with_crash} runs with at least one")
+    for test_id, count in where.most_common(10):
+        print(f"  {count:4d}  {test_id}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from probes.cuda_errors import CudaErrors
 from probes.deepspeed import DeepSpeed
 from probes.dev_shm import ShmLines
 from probes.env_vars import EnvVars
+from probes.ethtool_info import EthtoolInfo
 from probes.expectations import Expectations
 from probes.gpu_utilisation import DmonLog, QueryGpuCsv
 from probes.horovod import Horovod
@@ -44,6 +45,7 @@ from probes.nvidia_smi_query import NvidiaSmiQuery
 from probes.nvlink_status import NvlinkStatus
 from probes.nvml import NvmlReadings
 from probes.oom import OomMessages
+from probes.open_files import OpenFiles
 from probes.openmpi import OpenMpi
 from probes.pcie_kernel import PcieKernelLines
 from probes.perftest import Perftest
@@ -70,6 +72,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     ContainerSpec,      # devices and capabilities given to a container
     NcclTests,          # nccl-tests output
     MemlockLines,       # ulimit -a
+    OpenFiles,          # ulimit -n / open files (-n), EMFILE 'Too many open files'
     TrainLog,           # per-step timings of training logs
     Iperf3Text,         # iperf3 text output: the throughput that arrived
     RemoteShell,        # ssh / pdsh as launchers use them: unreachable hosts, refused keys
@@ -98,6 +101,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     NvmlReadings,       # NVML readings saved as JSON by the live reader
     IbvDevinfo,         # ibv_devinfo [-v]: ports, link layer, GIDs
     IbStatus,           # ibstat / ibstatus
+    EthtoolInfo,        # ethtool -i: adapter driver and firmware
     RdmaLink,           # rdma link
     KernelModules,      # /proc/modules, lsmod
     Lspci,              # lspci -vvv: LnkCap/LnkSta, ACSCtl
@@ -131,6 +135,10 @@ LIVE_PROBES: tuple[LiveProbe, ...] = (
     LiveProbe("lspci", ("lspci", "-vvv"), "lspci", 20),
     LiveProbe("dev_shm", ("sh", "-c", "df -k /dev/shm; ls -ld /dev/shm"), "", 5),
     LiveProbe("memlock", ("sh", "-c", "ulimit -l"), "memlock_value", 5),
+    LiveProbe("open_files", ("sh", "-c", "ulimit -a | grep -iE 'open files|nofiles'"), "", 5),
+    LiveProbe("ethtool", ("sh", "-c", "command -v ethtool >/dev/null || { echo 'ethtool: not found' >&2; exit 127; }; "
+                                      "for n in /sys/class/net/*; do ethtool -i ${n##*/} 2>/dev/null; done"), "ethtool_info", 10,
+              skip_when=("ethtool: not found",)),
     LiveProbe("net_interfaces", ("ip", "-j", "-p", "addr", "show"), "net_interfaces", 5,
               fallbacks=(reader("probes.net_interfaces:read_live"),)),
     LiveProbe("reachability", reader("probes.reachability:read_live"), "reachability", 15,

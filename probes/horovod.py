@@ -16,7 +16,7 @@ Sample input:
     Process 0 exit with status code 137.
 
 The gloo rendezvous (horovodrun's HTTP key-value store, HOROVOD_GLOO_RENDEZVOUS_ADDR:PORT) is Horovod's
-rendezvous: failures to reach it are net.connect_error with transport rdzv, at the address the same input names.
+rendezvous: failures to reach it are net.connect_error with transport horovod, at the address the same input names.
 """
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ class Horovod(LineProbe):
         elif _HTTP_STORE.search(body) or (m := _KVSTORE.search(body)):
             port = self.rdzv.get("PORT", "")
             self._connect(n, line, rank, self.rdzv.get("ADDR", ""), int(port) if port.isdigit() else -1,
-                          outcome_of(body), "rdzv")
+                          outcome_of(body), "horovod")
         else:
             return False
         return True

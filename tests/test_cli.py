@@ -45,7 +45,7 @@ def test_symptom_reorders_toward_explaining_causes(doctor_cli) -> None:
     topo = REPO / "fixtures" / "probes" / "topo_matrix" / "pcie-4gpu-pxb-pix-sys.txt"
     plain = json.loads(doctor_cli("analyze", "--json", str(topo)).stdout)["diagnoses"]
     slow = json.loads(doctor_cli("analyze", "--json", "--symptom", "slow_training", str(topo)).stdout)["diagnoses"]
-    assert plain[0]["cause"] == "p2p_broken"
+    assert not [d for d in plain if d["cause"] == "p2p_broken" or d["confidence"] >= 0.5], plain   # topology alone: context
     assert slow[0]["cause"] == "no_nvlink_topology"
 
 

@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from doctor.tui.app import DoctorApp
     except ImportError as err:
-        raise UsageError(f"the TUI needs textual ({err.name} is missing): pip install 'doctor[tui]'") from err
+        raise UsageError(f"the TUI needs textual ({err.name} is missing), one of doctor's own dependencies: "
+                         "reinstall it with `pip install doctor`") from err
     DoctorApp(list(args.paths), args.symptom, args.theme).run()
     return ExitCode.OK

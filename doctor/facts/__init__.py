@@ -5,12 +5,14 @@ from doctor.facts.base import NO_ORIGIN, Fact, Origin, field_names, field_types
 from doctor.facts.cluster import (BusBandwidth, BusbwCheck, ClusterRank, JobIbSummary, NodeInfo, NodeSkew, PairBandwidth,
                                   PairReach, PcieSummary, RankTiming, RendezvousResult, SlowLink, Straggler)
 from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost, RankLag, UnusedParameters
-from doctor.facts.fabric import ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, RailLayout, TopoAffinity
+from doctor.facts.fabric import (ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout,
+                                 TopoAffinity)
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
                                    PciAcs, PcieLink)
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.memory import MemorySnapshot
+from doctor.facts.hostconf import Firmware, FirmwareSkew, KnownBug, MtuSkew, NetLink, RouteConflict
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  IfnameError, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
@@ -53,9 +55,11 @@ _ALL: tuple[type[Fact], ...] = (
     # node hardware (nvidia-smi -q, NVML, lspci, kernel)
     PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, PciAcs,
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
-    IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth,
+    IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth, QpTimeout,
     # speed: profiler traces, skew across ranks, utilisation
     TraceStep, TraceRank, TraceCollectives, TraceJob, TraceStraggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
+    # host configuration: MTU and subnets, firmware, known bugs of the versions in use
+    NetLink, MtuSkew, RouteConflict, Firmware, FirmwareSkew, KnownBug,
     # gathering
     ProbeStatus,
     # whole job (doctor cluster) and what it derives

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterator
 
 from doctor.errors import InputError
+from doctor.probing.hosts import UNKNOWN, file_node
 
 MAX_MEMBERS = 10_000
 MAX_MEMBER_BYTES = int(os.environ.get("DOCTOR_MAX_MEMBER_BYTES", 4 * 2**30))
@@ -33,7 +34,7 @@ _COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")   # gzip, bzip2, xz
 class InputFile:
     path: Path            # where to read it on this machine
     label: str            # what to call it in evidence (path as the user knows it, archive:member)
-    node: str             # default node label for lines without a host prefix
+    node: str             # the host the content names (doctor.probing.hosts), '' when unknown; never the file name
     compressed: bool = False
     skipped: str = ""     # why an archive member was not unpacked; path is then the archive
     size: int = -1        # the member's declared size, when skipped
@@ -46,14 +47,6 @@ class Member:
     name: str
     reason: str = ""
     size: int = -1
-
-
-def _node_label(label: str) -> str:
-    name = PurePosixPath(label.replace(":", "/")).name
-    for suffix in (".gz", ".log", ".txt", ".out", ".err", ".json", ".yaml"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name or "input"
 
 
 def safe_member_name(name: str) -> str | None:
@@ -106,13 +99,15 @@ def _expand_one(path: Path, label: str, workspace: Workspace, depth: int) -> Ite
         for member in members:
             where = f"{label}:{member.name}"
             if member.reason:
-                yield InputFile(path, where, _node_label(where), skipped=member.reason, size=member.size)
+                yield InputFile(path, where, UNKNOWN, skipped=member.reason, size=member.size)
             else:
                 yield from _expand_one(target / member.name, where, workspace, depth + 1)
         if not members:
-            yield InputFile(path, label, _node_label(label), skipped="an archive without files", size=path.stat().st_size)
+            yield InputFile(path, label, UNKNOWN, skipped="an archive without files", size=path.stat().st_size)
         return
-    yield InputFile(path, label, _node_label(label), compressed=_is_gzip(path))
+    compressed = _is_gzip(path)
+    head = read_head(InputFile(path, label, UNKNOWN, compressed))
+    yield InputFile(path, label, file_node(head.decode("utf-8", "replace")), compressed=compressed)
 
 
 def _is_gzip(path: Path) -> bool:

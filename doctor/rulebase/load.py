@@ -45,7 +45,8 @@ def load_causes(path: Path | None = None) -> dict[str, dict[str, Any]]:
 def load_rules(root: Path | None = None, causes: dict[str, dict[str, Any]] | None = None) -> list[Rule]:
     root = root or RULES_DIR
     causes = causes if causes is not None else load_causes(root / "causes.yaml")
-    paths = [p for p in sorted(root.rglob("*.yaml")) if p.name != "causes.yaml"]
+    paths = [p for p in sorted(root.rglob("*.yaml"))     # rules/data/ holds tables rules use (known_bugs.yaml), no rules
+             if p.name != "causes.yaml" and p.relative_to(root).parts[0] != "data"]
     rules = [_Builder(path, data, causes).build() for path, data in zip(paths, _parsed(root, paths))]
     seen: dict[str, str] = {}
     for rule in rules:

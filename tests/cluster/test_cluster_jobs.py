@@ -55,6 +55,7 @@ def netns_run(tmp_path: Path, **kw) -> object:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.netns
+@pytest.mark.needs("netns")
 def test_healthy_three_nodes(tmp_path: Path) -> None:
     run = netns_run(tmp_path, args=QUICK)
     assert [n["name"] for n in run.report["cluster"]["nodes"]] == ["node0", "node1", "node2"]
@@ -63,6 +64,7 @@ def test_healthy_three_nodes(tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
+@pytest.mark.needs("netns")
 def test_node_with_other_versions_and_env(tmp_path: Path) -> None:
     odd = {"NCCL_ALGO": "Tree", "DOCTOR_TEST_VERSIONS": "torch=2.0.0"}
     run = netns_run(tmp_path, args=QUICK + ("--pair-seconds", "0"), node_env=lambda i: odd if i == 1 else {})
@@ -71,7 +73,7 @@ def test_node_with_other_versions_and_env(tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-@pytest.mark.needs("tc")
+@pytest.mark.needs("netns", "tc")
 def test_rate_limited_link_found_by_pair_tests(tmp_path: Path) -> None:
     run = netns_run(tmp_path, args=QUICK + ("--pair-bytes", "262144"),
                     fault=lambda c: c.rate_limit(2, rate="8mbit", burst="32kbit", latency="400ms"))
@@ -81,7 +83,7 @@ def test_rate_limited_link_found_by_pair_tests(tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-@pytest.mark.needs("firewall")
+@pytest.mark.needs("netns", "firewall")
 def test_port_dropped_between_two_nodes(tmp_path: Path) -> None:
     run = netns_run(tmp_path, args=QUICK + ("--probe-port", "29511"),
                     fault=lambda c: c.drop_port(2, 29511, from_node=1))

@@ -1,7 +1,7 @@
 """Live lab runs: real gloo jobs with real faults, recorded into a tmp dir.
 
-The namespace scenarios skip (with the reason, tests/conftest.py NEEDS) where network namespaces
-cannot be made or a tool they use is missing. When the `doctor` package is importable, its top diagnosis for each
+The namespace scenarios skip before they start, with the reason (tests/needs.py), where network
+namespaces cannot be made or a tool they use is missing. When the `doctor` package is importable, its top diagnosis for each
 recorded incident must name the scenario's cause.
 """
 from __future__ import annotations
@@ -51,7 +51,7 @@ def check_doctor(incident: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-@pytest.mark.needs("firewall")           # the scenario DROPs MASTER_PORT (iptables or nft)
+@pytest.mark.needs("netns", "firewall")
 def test_store_port_dropped_times_out(tmp_path: Path) -> None:
     out = run_live("store-port-dropped-netns", tmp_path)
     node1 = (out / "node1.log").read_text()
@@ -62,6 +62,7 @@ def test_store_port_dropped_times_out(tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
+@pytest.mark.needs("netns")
 def test_gloo_ifname_missing_on_one_node(tmp_path: Path) -> None:
     out = run_live("gloo-ifname-missing-netns", tmp_path)
     assert "Unable to find address for: eth0" in (out / "node1.log").read_text()

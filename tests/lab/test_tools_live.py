@@ -2,7 +2,7 @@
 
 iperf3 through a link shaped to 1 Gbit/s against an expectation of 10 Gbit/s must come out as a slow link with
 both figures in the evidence; mpirun told to use an interface no node has must come out as the wrong interface.
-Each test skips before it starts, with the reason, where namespaces or the tool are missing (tests/conftest.py).
+Each test skips before it starts, with the reason, where namespaces or the tool are missing (tests/needs.py).
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def live(name: str, tmp_path: Path) -> tuple[Path, dict]:
 
 
 @pytest.mark.netns
-@pytest.mark.needs("tc", *by_name()["iperf3-slow-link-netns"].needs)
+@pytest.mark.needs("netns", "tc", *by_name()["iperf3-slow-link-netns"].needs)
 def test_iperf3_through_1gbit_link_against_10gbit(tmp_path: Path) -> None:
     out, report = live("iperf3-slow-link-netns", tmp_path)
     client = (out / "node1-iperf3-client.txt").read_text()
@@ -49,7 +49,7 @@ def test_iperf3_through_1gbit_link_against_10gbit(tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-@pytest.mark.needs(*by_name()["mpirun-btl-if-include-missing-netns"].needs)
+@pytest.mark.needs("netns", *by_name()["mpirun-btl-if-include-missing-netns"].needs)
 def test_mpirun_with_an_interface_no_node_has(tmp_path: Path) -> None:
     out, report = live("mpirun-btl-if-include-missing-netns", tmp_path)
     log = (out / "node0.log").read_text()
