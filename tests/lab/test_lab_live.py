@@ -1,8 +1,8 @@
 """Live lab runs: real gloo jobs with real faults, recorded into a tmp dir.
 
 The namespace scenarios skip before they start, with the reason (tests/needs.py), where network
-namespaces cannot be made or a tool they use is missing. When the `doctor` package is importable, its top diagnosis for each
-recorded incident must name the scenario's cause.
+namespaces cannot be made or a tool they use is missing. When the `doctor` package is importable, its top
+diagnosis for each recorded incident must name the scenario's cause.
 """
 from __future__ import annotations
 
