@@ -36,6 +36,7 @@ REQUIREMENTS: dict[str, Callable[[], str | None]] = {
     "root": _root,
     "netns": _netns,                                  # root, ip, unshare, and a veth pair that really works
     "firewall": _firewall,                            # iptables or nft, for dropped ports
+    "iptables": _tool("iptables", "iptables"),        # lab/tools.py drops ssh with iptables itself
     "ip": _tool("ip", "iproute2"),
     "tc": _tool("tc", "iproute2"),
     "tmux": _tool("tmux", "tmux"),
@@ -43,6 +44,7 @@ REQUIREMENTS: dict[str, Callable[[], str | None]] = {
     "iperf3": _tool("iperf3", "iperf3"),
     "mpirun": _tool("mpirun", "openmpi-bin"),
     "mpicc": _tool("mpicc", "libopenmpi-dev"),
+    "ompi_info": _tool("ompi_info", "openmpi-bin"),
     "ssh": _tool("ssh", "openssh-client"),
 }
 

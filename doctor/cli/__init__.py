@@ -26,6 +26,26 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def installed_version() -> str:
+    """The version in the installed package's metadata; the source's own when run from a checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("doctor")
+    except PackageNotFoundError:
+        return __version__
+
+
+class _Version(argparse.Action):
+    """--version: reads the package metadata only when asked (importlib.metadata is not free)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kw: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the installed version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(f"doctor {installed_version()}")
+        parser.exit(0)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(ExitCode.USAGE, f"{self.prog}: error: {message}\n")
@@ -34,7 +54,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser for this command line: every verb listed, only the one named in argv given its arguments."""
     parser = _Parser(prog="doctor", description="Troubleshoot distributed GPU training: read the logs, name the cause.")
-    parser.add_argument("--version", action="version", version=f"doctor {__version__}")
+    parser.add_argument("--version", action=_Version)
     parser.add_argument("--traceback", action="store_true", help="show Python tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     verb = next((word for word in (sys.argv[1:] if argv is None else argv) if not word.startswith("-")), None)
