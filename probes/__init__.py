@@ -19,6 +19,7 @@ from probes.deepspeed import DeepSpeed
 from probes.dev_shm import ShmLines
 from probes.env_vars import EnvVars
 from probes.expectations import Expectations
+from probes.flight_recorder import FlightRecorderDump
 from probes.gpu_utilisation import DmonLog, QueryGpuCsv
 from probes.horovod import Horovod
 from probes.host_config import HostConfig
@@ -108,6 +109,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
 )
 
 STREAM_PROBES: tuple[type[StreamProbe], ...] = (
+    FlightRecorderDump,  # PyTorch Flight Recorder dumps (pickle or JSON), before the memory snapshot's any-pickle
     KinetoTrace,        # torch.profiler / Kineto chrome traces (.json, .json.gz), streamed
     MemorySnapshotProbe,  # torch.cuda.memory._dump_snapshot pickles, read without pickle.load
 )
