@@ -135,7 +135,7 @@ def _mismatch(group: Group, kind: str, seq: int, culprits: set[int], last: dict[
     view = group.views.get(culprit) or group.views[witness]
     lo, hi = min(last.values(), default=-1), max(last.values(), default=-1)
     fields: dict[str, object] = dict(
-        pg=group.pg, pg_desc=group.desc, seq=seq, kind=kind, culprits=_ranks_text(culprits),
+        pg=group.pg, pg_desc=group.desc, seq=seq, disagreement=kind, culprits=_ranks_text(culprits),
         culprit_op=culprit_op.name if culprit_op else "", culprit_sizes=culprit_op.in_sizes if culprit_op else "",
         culprit_dtypes=culprit_op.dtypes if culprit_op else "",
         op=ref.name if ref else "", sizes=ref.in_sizes if ref else "", dtypes=ref.dtypes if ref else "",
@@ -143,6 +143,7 @@ def _mismatch(group: Group, kind: str, seq: int, culprits: set[int], last: dict[
         behind=_ranks_text([r for r, s in last.items() if s == lo]) if lo < hi else "",
         ahead=_ranks_text([r for r, s in last.items() if s == hi]) if lo < hi else "",
         ranks=len(group.members), timeout_ms=ref.timeout_ms if ref else -1, nbytes=ref.nbytes if ref else -1,
+        need_gbps=round(need_gbps(ref), 1) if ref else -1.0,
         where=_where(view.stack) or _where(group.views[witness].stack))
     fields.update(extra)
     text = _describe(fields)
@@ -151,7 +152,7 @@ def _mismatch(group: Group, kind: str, seq: int, culprits: set[int], last: dict[
 
 
 def _describe(f: dict[str, object]) -> str:
-    return (f"process group {f['pg']} ({f['pg_desc'] or '-'}) #{f['seq']}: {f['kind']}; rank(s) {f['culprits']} "
+    return (f"process group {f['pg']} ({f['pg_desc'] or '-'}) #{f['seq']}: {f['disagreement']}; rank(s) {f['culprits']} "
             f"ran {f['culprit_op'] or 'nothing'} {f['culprit_sizes']}, rank(s) {f['others']} ran {f['op']} "
             f"{f['sizes']}")
 
@@ -211,7 +212,7 @@ def _collective(group: Group, colls: dict[int, dict[int, Op]], last: dict[int, i
         return _mismatch(group, "all_waiting", end, set(tail), last, ref, tail)
     need = need_gbps(ref)
     if need >= NEED_GBPS:
-        return _mismatch(group, "timeout_short", end, set(tail), last, ref, tail, need_gbps=round(need, 1))
+        return _mismatch(group, "timeout_short", end, set(tail), last, ref, tail)
     return None
 
 

@@ -52,7 +52,7 @@ class FrGroupRank(Fact):
 class FrMismatch(Fact):
     """Across the ranks of one process group: the first sequence id where they disagree, and who is to blame.
 
-    kind: op (a different collective), sizes, dtypes, behind (never started the op the others started), dead (no
+    disagreement: op (a different collective), sizes, dtypes, behind (never started the op the others started), dead (no
     dump from a rank of the group), p2p (a recv no send matches, or a send no recv matches), all_waiting (every
     rank entered the same op, with the same shapes, and none finished), timeout_short (all agree, but the last op's
     timeout asks for an impossible bandwidth). rank is the first culprit."""
@@ -61,7 +61,7 @@ class FrMismatch(Fact):
     pg: str = ""
     pg_desc: str = ""
     seq: int = -1
-    kind: str = ""
+    disagreement: str = ""
     culprits: str = ""             # "2" or "1, 3"
     culprit_op: str = ""           # what the culprit ran at seq ("" when nothing)
     culprit_sizes: str = ""
