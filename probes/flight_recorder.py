@@ -30,6 +30,7 @@ from doctor.probing.stream import StreamProbe, StreamRefused
 
 MAX_ENTRIES = 100_000          # torch's default buffer is 2,000; a dump claiming more is not a dump
 MAX_DIMS = 16
+MAX_DIM = 1 << 48              # a larger declared dimension is not a tensor anyone allocated
 MAX_FRAMES = 64
 PICKLE_KEYS = (b"version", b"pg_config", b"entries")
 _RANK_IN_NAME = re.compile(r"(\d+)(?:\.[A-Za-z]+)*$")
@@ -110,7 +111,7 @@ def _sizes(value: Any) -> str:
         raise StreamRefused("Flight Recorder dump refused: input/output sizes are not a list of shapes")
     shapes = []
     for shape in value:
-        if not isinstance(shape, list) or len(shape) > MAX_DIMS or not all(_int(d) >= 0 for d in shape):
+        if not isinstance(shape, list) or len(shape) > MAX_DIMS or not all(0 <= _int(d) < MAX_DIM for d in shape):
             raise StreamRefused("Flight Recorder dump refused: a shape is not a short list of sizes")
         shapes.append(shape)
     return json.dumps(shapes, separators=(",", ":"))
