@@ -55,8 +55,18 @@ def parse_op(line: str) -> Op:
     return Op(kind == "p", int(seq), name, ins, outs, dtypes, state, int(timeout))
 
 
-def _ranks_text(ranks: list[int] | set[int]) -> str:
-    return ", ".join(str(r) for r in sorted(ranks))
+def _ranks_text(ranks: list[int] | set[int] | dict[int, object]) -> str:
+    """1, 3, 5 or, for runs, 0-516, 518-1023."""
+    parts: list[str] = []
+    ordered = sorted(ranks)
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        parts.append(f"{ordered[i]}-{ordered[j]}" if j - i >= 2 else ", ".join(map(str, ordered[i:j + 1])))
+        i = j + 1
+    return ", ".join(parts)
 
 
 def _where(stack: str) -> str:
@@ -94,7 +104,7 @@ def groups_of(facts: list[Fact]) -> list[Group]:
         listed = next((v.group_ranks for v in by_rank.values() if v.group_ranks.strip("[] ")), "")
         if listed:
             members |= {int(r) for r in listed.strip("[]").split(",") if r.strip().isdigit()}
-        elif (desc == "default_pg" or pg == "0") and world > 0:
+        elif (desc == "default_pg" or pg == "0" or any(v.group_size == world for v in by_rank.values())) and world > 0:
             members |= set(range(world))
         out.append(Group(pg, desc, by_rank, members))
     return out

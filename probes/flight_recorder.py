@@ -32,6 +32,7 @@ MAX_ENTRIES = 100_000          # torch's default buffer is 2,000; a dump claimin
 MAX_DIMS = 16
 MAX_DIM = 1 << 48              # a larger declared dimension is not a tensor anyone allocated
 MAX_FRAMES = 64
+MAX_RANKS_TEXT = 512         # a longer rank list is kept as its count only
 PICKLE_KEYS = (b"version", b"pg_config", b"entries")
 _RANK_IN_NAME = re.compile(r"(\d+)(?:\.[A-Za-z]+)*$")
 _P2P = ("send", "recv")
@@ -184,12 +185,18 @@ def format_stack(frames: Any) -> str:
     return "\n".join(lines)
 
 
-def _ranks(pg_config: dict[str, Any], name: str, desc: str) -> str:
+def _ranks(pg_config: dict[str, Any], name: str, desc: str) -> tuple[str, int]:
+    """The group's ranks as pg_config writes them ("[0, 1]"; "" when longer than MAX_RANKS_TEXT) and their count."""
     for key, cfg in pg_config.items():
         if isinstance(cfg, dict) and (key == name or cfg.get("desc") == desc and desc):
             ranks = cfg.get("ranks")
-            return ranks[:200] if isinstance(ranks, str) else ""
-    return ""
+            if isinstance(ranks, str):
+                return (ranks if len(ranks) <= MAX_RANKS_TEXT else ""), _count(ranks)
+    return "", -1
+
+
+def _count(ranks: str) -> int:
+    return ranks.count(",") + 1 if ranks.strip("[] ") else 0
 
 
 def world_of(pg_config: dict[str, Any]) -> int:
@@ -197,10 +204,9 @@ def world_of(pg_config: dict[str, Any]) -> int:
     best = -1
     for key, cfg in pg_config.items():
         if isinstance(cfg, dict) and isinstance(cfg.get("ranks"), str):
-            count = len([r for r in cfg["ranks"].strip("[]").split(",") if r.strip()])
             if key == "0" or cfg.get("desc") == "default_pg":
-                return count
-            best = max(best, count)
+                return _count(cfg["ranks"])
+            best = max(best, _count(cfg["ranks"]))
     return best
 
 
@@ -241,11 +247,12 @@ def _emit_group(ctx: ParseContext, rank: int, name: str, desc: str, items: list[
             stack, where = format_stack(entry.get("frames")), (index, line)
     st = status.get(name) or status.get(str(_int(items[0][1].get("pg_id"), -2))) or {}
     st = st if isinstance(st, dict) else {}
+    ranks_text, size = _ranks(pg_config, name, desc)
     text = (f"rank {rank} process group {name} ({desc or 'no description'}): last completed #{last_done[0]} "
             f"{last_done[1]}, last started #{last_started[0]} {last_started[1]}, first not started #{pending[0]} "
             f"{pending[1]}")
     ctx.emit(FrGroupRank, (where[0] or items[-1][0]) + 1, text, rank=rank, pg=name, pg_desc=desc,
-             group_ranks=_ranks(pg_config, name, desc),
+             group_ranks=ranks_text, group_size=size,
              last_completed=last_done[0], last_completed_op=last_done[1],
              last_started=last_started[0], last_started_op=last_started[1],
              first_pending=pending[0], first_pending_op=pending[1],

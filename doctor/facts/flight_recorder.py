@@ -32,7 +32,8 @@ class FrGroupRank(Fact):
     KIND = "fr.group_rank"
     pg: str = ""                   # process group name (process_group[0])
     pg_desc: str = ""              # its description (default_pg, undefined, ...)
-    group_ranks: str = ""          # global ranks of the group from pg_config, "" when not recorded
+    group_ranks: str = ""          # global ranks of the group from pg_config, "" when not recorded or long
+    group_size: int = -1           # how many ranks pg_config lists for the group (-1 not recorded)
     last_completed: int = -1
     last_completed_op: str = ""
     last_started: int = -1         # the last entry that started (or, for gloo, was entered and not retired)
