@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from doctor.facts import Fact
-from doctor.facts.flight_recorder import FrDump, FrGroupRank, FrMismatch
+from doctor.facts.flight_recorder import FrDump, FrGroupRank, FrMismatch, ProcessStack, StackOutlier
 
 NEED_GBPS = 10.0       # a timeout that asks for more than this to move one op's data is too short for the work
 DTYPE_BYTES = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Long": 8, "Int": 4, "Byte": 1, "Char": 1,
@@ -244,3 +244,16 @@ def _split(group: Group, seq: int, present: dict[int, Op], by_sig: dict[tuple[st
     kind = "op" if culprit_op.name != ref.name else "sizes" if (culprit_op.in_sizes, culprit_op.out_sizes) != (
         ref.in_sizes, ref.out_sizes) else "dtypes"
     return _mismatch(group, kind, seq, culprits, last, culprit_op, others)
+
+
+def stack_outliers(facts: list[Fact]) -> list[Fact]:
+    """From py-spy dumps of several ranks: the ranks outside any collective while the others wait inside one."""
+    stacks = {f.rank: f for f in facts if isinstance(f, ProcessStack) and f.rank >= 0}
+    inside = {r: s for r, s in stacks.items() if s.collective}
+    outside = {r: s for r, s in stacks.items() if not s.collective}
+    if not inside or not outside or len(outside) >= len(inside):
+        return []
+    op = Counter(s.collective for s in inside.values()).most_common(1)[0][0]
+    first = stacks[min(outside)]
+    return [StackOutlier(node=first.node, rank=first.rank, origin=first.origin, culprits=_ranks_text(outside),
+                         where=first.where, op=op, others=_ranks_text(inside))]

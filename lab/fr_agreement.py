@@ -78,7 +78,7 @@ def report_facts(folder: Path) -> list:
     from doctor.probing.stream import parse_stream
     from probes.flight_recorder import FlightRecorderDump
     facts = []
-    for path in sorted(folder.iterdir()):
+    for path in sorted(folder.glob("nccl_trace_rank_*")):
         facts += parse_stream(FlightRecorderDump, path)
     return flight_recorder(facts)
 
@@ -86,7 +86,7 @@ def report_facts(folder: Path) -> list:
 def with_pg_config(src: Path, dst: Path) -> Path:
     """A copy of the dumps whose pg_config lists each group by name with its ranks, as NCCL's recorder writes it."""
     dumps = {}
-    for path in src.iterdir():
+    for path in src.glob("nccl_trace_rank_*"):
         with open(path, "rb") as fh:
             dumps[int(_RANK.search(path.name).group(1))] = safe_load(fh)
     members: dict[tuple[str, str], set[int]] = defaultdict(set)

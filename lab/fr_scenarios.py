@@ -38,7 +38,7 @@ class FrScenario:
     also_acceptable: tuple[str, ...] = ()
     symptom: str = "hang"
     timeout_s: float = 30.0
-    dump_after_s: float = 6.0
+    dump_after_s: float = 4.0
     dump_prefix: str = "nccl_trace_rank_"
     extra_env: dict[str, str] = field(default_factory=dict)
 
@@ -179,7 +179,7 @@ SCENARIOS: tuple[FrScenario, ...] = (
                "Both ranks reach the same 64 MiB all_reduce at step 3 together, with matching sizes, on a process "
                "group whose timeout is 1 ms: gloo raises 'Timed out waiting 1ms for recv operation' on both; nobody "
                "is missing or behind, the timeout is too short for the work.",
-               also_acceptable=("collective_desync",), dump_after_s=5.0),
+               also_acceptable=("collective_desync",)),
 )
 BY_NAME = {sc.name: sc for sc in SCENARIOS}
 
@@ -199,13 +199,17 @@ def _dumper(rank: int, world: int, out: Path, prefix: str, at: float, done: thre
     os._exit(0)
 
 
-def rank_main(rank: int, name: str, world: int, port: int, out: str, at: float) -> None:
+def rank_main(rank: int, name: str, world: int, port: int, out: str) -> None:
+    """One rank: init, then the dump falls dump_after_s after init (rank 0 writes that moment to .dump_at)."""
     sc = BY_NAME[name]
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     import torch.distributed as dist
     done = threading.Event()
-    thread = threading.Thread(target=_dumper, args=(rank, world, Path(out), sc.dump_prefix, at, done), daemon=True)
     dist.init_process_group("gloo", rank=rank, world_size=world, timeout=datetime.timedelta(seconds=sc.timeout_s))
+    at = time.time() + sc.dump_after_s
+    if rank == 0:
+        (Path(out) / ".dump_at").write_text(f"{at}")
+    thread = threading.Thread(target=_dumper, args=(rank, world, Path(out), sc.dump_prefix, at, done), daemon=True)
     thread.start()
     try:
         for step in range(1, STEPS + 1):

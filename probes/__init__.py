@@ -48,6 +48,7 @@ from probes.oom import OomMessages
 from probes.openmpi import OpenMpi
 from probes.pcie_kernel import PcieKernelLines
 from probes.perftest import Perftest
+from probes.pyspy_dump import PySpyJson, PySpyText
 from probes.rdma_link import RdmaLink
 from probes.reachability import ReachabilityReport
 from probes.remote_shell import RemoteShell
@@ -105,6 +106,8 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     NetInterfaces,      # ip -j addr / ip addr
     ReachabilityReport, # MASTER_ADDR:MASTER_PORT and peers, resolution and TCP connect
     DmonLog,            # nvidia-smi dmon utilisation logs
+    PySpyText,          # py-spy dump: where each rank's main thread stands
+    PySpyJson,          # py-spy dump --json
     QueryGpuCsv,        # nvidia-smi --query-gpu=utilization.gpu,... --format=csv logs (and the NVML sampler's)
 )
 

@@ -147,3 +147,29 @@ def test_hostile_dump_is_refused_in_one_line(tmp_path: Path, variant: str) -> No
     assert result.returncode == 2, result.stdout + result.stderr
     assert result.stderr.count("\n") == 1 and "Flight Recorder dump" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and not marker.exists()
+
+
+def test_pyspy_text_and_json_agree_on_where_each_rank_stands() -> None:
+    from doctor.probing.contract import ParseContext
+    from probes.pyspy_dump import PySpyJson, PySpyText
+    folder = INCIDENTS / "fr-sleep-pyspy"
+    seen = {}
+    for path in sorted(folder.glob("pyspy_rank*")):
+        probe = PySpyText if path.suffix == ".txt" else PySpyJson
+        text = path.read_text()
+        assert probe.sniff(text[:65536]) and not (PySpyJson if probe is PySpyText else PySpyText).sniff(text[:65536])
+        ctx = ParseContext(source=str(path), probe=probe.name)
+        probe().parse(text, ctx)
+        (stack,) = ctx.facts
+        seen.setdefault(stack.rank, set()).add((stack.collective, stack.where.split("/")[-1].rstrip(")")))
+    assert seen == {0: {("all_reduce", "fr_scenarios.py:73")}, 1: {("", "fr_scenarios.py:72")},
+                    2: {("all_reduce", "fr_scenarios.py:73")}, 3: {("all_reduce", "fr_scenarios.py:73")}}
+
+
+def test_pyspy_dumps_alone_name_the_rank_outside_the_collective(tmp_path: Path) -> None:
+    for path in (INCIDENTS / "fr-sleep-pyspy").glob("pyspy_rank*.txt"):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    top = diagnose_files([str(tmp_path)]).diagnoses[0]
+    assert top.cause == "collective_desync" and top.title.startswith("rank 1 is outside any collective (at sleep ("), \
+        top.title
+    assert "wait in all_reduce" in top.title

@@ -80,3 +80,25 @@ class FrMismatch(Fact):
     nbytes: int = -1               # bytes of the op's first input (float32 unless dtypes say otherwise)
     need_gbps: float = -1.0        # timeout_short: GB/s needed to move nbytes within timeout_ms
     where: str = ""                # the culprit's innermost user frame, "" when no stack was recorded
+
+
+@fact
+class ProcessStack(Fact):
+    """Where one rank's main thread stood, from `py-spy dump` (text or --json)."""
+
+    KIND = "stack.process"
+    pid: int = -1
+    collective: str = ""           # the torch.distributed call the main thread is inside ("" when none)
+    where: str = ""                # its innermost frame outside torch, threading and multiprocessing
+    frames: str = ""               # the main thread's frames, innermost first, one per line
+
+
+@fact
+class StackOutlier(Fact):
+    """Across ranks' stacks: the ranks outside any collective while the others wait inside one (aggregation)."""
+
+    KIND = "stack.outlier"
+    culprits: str = ""
+    where: str = ""                # the first culprit's innermost user frame
+    op: str = ""                   # the collective the others wait in
+    others: str = ""
