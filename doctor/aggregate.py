@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
-from doctor.aggregate_flight_recorder import flight_recorder, stack_outliers
+from doctor.aggregate_flight_recorder import flight_recorder, inspector_lag, stack_outliers
 from doctor.aggregate_node import gid_choice, hca_check, ib_summary, rail_layout
 from doctor.bandwidth import expected_bandwidth
 from doctor.aggregate_cluster import busbw_check, node_skew, pcie_summary, slow_links, stragglers
@@ -159,7 +159,7 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     *LAUNCH_AGGREGATORS,    # duplicate ranks, ignored hostfiles of the other launchers (doctor/launch_checks.py)
     ib_summary, hca_check, gid_choice, rail_layout, expected_bandwidth,     # node probes (doctor/aggregate_node.py)
     node_skew, slow_links, stragglers, busbw_check, pcie_summary, job_ib_summary,     # whole job (doctor/aggregate_cluster.py)
-    flight_recorder, stack_outliers,    # Flight Recorder dumps, py-spy stacks: who diverged (aggregate_flight_recorder.py)
+    flight_recorder, stack_outliers, inspector_lag,    # Flight Recorder, py-spy, NCCL Inspector: who diverged (aggregate_flight_recorder.py)
     trace_job, trace_skew,          # profiler traces of several ranks: exposed communication, stragglers, absent ranks
 )
 

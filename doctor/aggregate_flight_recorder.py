@@ -19,7 +19,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from doctor.facts import Fact
-from doctor.facts.flight_recorder import FrDump, FrGroupRank, FrMismatch, ProcessStack, StackOutlier
+from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NcclCommFinding, ProcessStack,
+                                          StackOutlier)
 
 NEED_GBPS = 10.0       # a timeout that asks for more than this to move one op's data is too short for the work
 DTYPE_BYTES = {"Float": 4, "Double": 8, "Half": 2, "BFloat16": 2, "Long": 8, "Int": 4, "Byte": 1, "Char": 1,
@@ -257,3 +258,23 @@ def stack_outliers(facts: list[Fact]) -> list[Fact]:
     first = stacks[min(outside)]
     return [StackOutlier(node=first.node, rank=first.rank, origin=first.origin, culprits=_ranks_text(outside),
                          where=first.where, op=op, others=_ranks_text(inside))]
+
+
+def inspector_lag(facts: list[Fact]) -> list[Fact]:
+    """NCCL Inspector logs of several ranks: per communicator, the ranks whose last collective is behind the rest."""
+    by_comm: dict[str, dict[int, InspectorRank]] = defaultdict(dict)
+    for f in facts:
+        if isinstance(f, InspectorRank) and f.rank >= 0:
+            by_comm[f.comm][f.rank] = f
+    out: list[Fact] = []
+    for comm, ranks in sorted(by_comm.items()):
+        top = max(r.last_sn for r in ranks.values())
+        behind = {r: v for r, v in ranks.items() if v.last_sn < top}
+        if not behind or len(behind) * 2 > len(ranks):
+            continue
+        first = ranks[min(behind)]
+        out.append(NcclCommFinding(node=first.node, rank=first.rank, origin=first.origin, source="inspector",
+                                   comm=comm, finding="behind", culprits=_ranks_text(behind), op=first.last_coll,
+                                   count=min(v.last_sn for v in behind.values()), majority_count=top,
+                                   majority_ranks=len(ranks) - len(behind)))
+    return out

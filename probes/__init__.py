@@ -36,6 +36,8 @@ from probes.limits import MemlockLines, MemlockValue
 from probes.lspci import Lspci
 from probes.memory_snapshot import MemorySnapshotProbe
 from probes.nccl_errors import NcclErrors
+from probes.nccl_inspector import NcclInspector
+from probes.nccl_ras import NcclRasJson, NcclRasText
 from probes.nccl_log import NcclLogProbe
 from probes.nccl_tests import NcclTests
 from probes.nccl_tests_json import NcclTestsJson
@@ -106,6 +108,9 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     NetInterfaces,      # ip -j addr / ip addr
     ReachabilityReport, # MASTER_ADDR:MASTER_PORT and peers, resolution and TCP connect
     DmonLog,            # nvidia-smi dmon utilisation logs
+    NcclRasText,        # ncclras: communicators with missing, dead or lagging ranks
+    NcclRasJson,        # ncclras -f json
+    NcclInspector,      # NCCL Inspector JSON lines, one file per rank
     PySpyText,          # py-spy dump: where each rank's main thread stands
     PySpyJson,          # py-spy dump --json
     QueryGpuCsv,        # nvidia-smi --query-gpu=utilization.gpu,... --format=csv logs (and the NVML sampler's)

@@ -102,3 +102,34 @@ class StackOutlier(Fact):
     where: str = ""                # the first culprit's innermost user frame
     op: str = ""                   # the collective the others wait in
     others: str = ""
+
+
+@fact
+class NcclCommFinding(Fact):
+    """NCCL's own view of a communicator (RAS client report, or Inspector logs across ranks): ranks that launched
+    fewer operations than the rest (behind), or whose data is missing (missing) or whose process is dead (dead)."""
+
+    KIND = "nccl.comm_finding"
+    source: str = ""               # ras | inspector
+    comm: str = ""                 # "#0-0 (9b3c41e07f2a6d15)" or the Inspector's communicator id
+    finding: str = ""              # behind | missing | dead
+    culprits: str = ""
+    op: str = ""                   # AllReduce, ... (behind)
+    count: int = -1                # the culprits' last operation number (behind)
+    majority_count: int = -1       # the others' last operation number
+    majority_ranks: int = -1       # how many ranks reached it
+    process: str = ""              # "process 88414 on node 10.0.1.12" when the report names it
+
+
+@fact
+class InspectorRank(Fact):
+    """One rank's NCCL Inspector log for one communicator: its last collective and its bandwidth."""
+
+    KIND = "nccl.inspector_rank"
+    comm: str = ""
+    n_ranks: int = -1
+    last_sn: int = -1
+    last_coll: str = ""
+    collectives: int = 0
+    mean_busbw_gbs: float = -1.0
+    max_exec_us: int = -1
