@@ -5,10 +5,11 @@ every recorded dump set: first mismatching sequence id and culprit ranks, side b
 
 fr_trace is run twice per set: on the dumps as recorded, and on a copy whose pg_config is filled in the shape
 ProcessGroupNCCL writes it ({pg name: {"name", "desc", "ranks"}}): torch 2.13's gloo recorder writes one pg_config
-entry named "" for all groups, which fr_trace cannot look groups up in (KeyError). The entries are not touched.
+entry named "" for all groups, which fr_trace cannot look groups up in (KeyError). The entries are not touched (a JSON dump, which fr_trace cannot read at all, is pickled for it).
 """
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import re
@@ -87,8 +88,9 @@ def with_pg_config(src: Path, dst: Path) -> Path:
     """A copy of the dumps whose pg_config lists each group by name with its ranks, as NCCL's recorder writes it."""
     dumps = {}
     for path in src.glob("nccl_trace_rank_*"):
-        with open(path, "rb") as fh:
-            dumps[int(_RANK.search(path.name).group(1))] = safe_load(fh)
+        raw = path.read_bytes()
+        with open(path, "rb") as fh:      # fr_trace reads pickles only: a JSON dump is pickled for it
+            dumps[int(_RANK.search(path.name).group(1))] = json.loads(raw) if raw[:1] == b"{" else safe_load(fh)
     members: dict[tuple[str, str], set[int]] = defaultdict(set)
     for rank, dump in dumps.items():
         for entry in dump["entries"]:

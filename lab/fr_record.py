@@ -24,9 +24,11 @@ REPO = Path(__file__).resolve().parent.parent
 BUFFER = "64"     # entries per rank: small dumps, and the skip/two-groups runs stay inside it
 
 
-def record(sc: FrScenario, out_root: Path, torch: str, pyspy: bool = False) -> dict[int, int]:
-    """Run the scenario; with pyspy, `py-spy dump` (text and --json) every live rank a second before the dump."""
-    out = out_root / f"fr-{sc.name}{'-pyspy' if pyspy else ''}"
+def record(sc: FrScenario, out_root: Path, torch: str, pyspy: bool = False, as_json: bool = False) -> dict[int, int]:
+    """Run the scenario; with pyspy, `py-spy dump` (text and --json) every live rank a second before the dump; with
+    as_json, the ranks dump with _dump_fr_trace_json."""
+    out = out_root / f"fr-{sc.name}{'-pyspy' if pyspy else ''}{'-json' if as_json else ''}"
+    os.environ["FR_DUMP_JSON"] = "1" if as_json else "0"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     os.environ["TORCH_FR_BUFFER_SIZE"] = BUFFER
@@ -66,7 +68,8 @@ def write_answer(sc: FrScenario, out_root: Path, torch: str, folder: str = "") -
     out = out_root / (folder or f"fr-{sc.name}")
     expected = {"cause": sc.cause, "symptom": sc.symptom,
                 "also_acceptable": list(sc.also_acceptable), "description": sc.description,
-                "produced_by": f"python -m lab.fr_record --only {sc.name}{' --pyspy' if '-pyspy' in out.name else ''}", "torch": torch,
+                "produced_by": f"python -m lab.fr_record --only {sc.name}{' --pyspy' if '-pyspy' in out.name else ''}"
+                                  f"{' --json' if out.name.endswith('-json') else ''}", "torch": torch,
                 "culprit_ranks": list(sc.culprit), "collective": sc.op,
                 "evidence": [{"source": p.name, "line": "py-spy dump" if p.name.startswith("pyspy") else "Flight Recorder dump"}
                              for p in sorted(out.iterdir()) if not p.name.startswith(".")]}
@@ -78,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", choices=sorted(BY_NAME))
     ap.add_argument("--out", type=Path, default=REPO / "fixtures" / "incidents")
     ap.add_argument("--pyspy", action="store_true", help="also py-spy dump every rank (into fr-<name>-pyspy/)")
+    ap.add_argument("--json", action="store_true", help="dump with _dump_fr_trace_json (into fr-<name>-json/)")
     ap.add_argument("--answers-only", action="store_true", help="rewrite the expected.yaml files, record nothing")
     args = ap.parse_args(argv)
     torch = torch_version()
@@ -88,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
             write_answer(sc, args.out, torch)
             continue
         t0 = time.time()
-        codes = record(sc, args.out, torch, args.pyspy)
-        dumps = sorted(p.name for p in (args.out / f"fr-{sc.name}{'-pyspy' if args.pyspy else ''}").iterdir())
+        codes = record(sc, args.out, torch, args.pyspy, args.json)
+        folder = args.out / f"fr-{sc.name}{'-pyspy' if args.pyspy else ''}{'-json' if args.json else ''}"
+        dumps = sorted(p.name for p in folder.iterdir())
         print(f"fr-{sc.name}: {time.time() - t0:.1f}s exit codes {codes} dumps {dumps}", file=sys.stderr)
     return 0
 

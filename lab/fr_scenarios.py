@@ -187,8 +187,11 @@ BY_NAME = {sc.name: sc for sc in SCENARIOS}
 def _dumper(rank: int, world: int, out: Path, prefix: str, at: float, done: threading.Event) -> None:
     import torch
     done.wait(max(0.0, at - time.time()))
-    data = torch._C._distributed_c10d._dump_fr_trace(includeCollectives=True, includeStackTraces=True,
-                                                     onlyActive=False)
+    if os.environ.get("FR_DUMP_JSON") == "1":      # the JSON writer: keys sorted, no stack frames
+        data = torch._C._distributed_c10d._dump_fr_trace_json(includeCollectives=True, onlyActive=False)
+    else:
+        data = torch._C._distributed_c10d._dump_fr_trace(includeCollectives=True, includeStackTraces=True,
+                                                         onlyActive=False)
     tmp = out / f".{prefix}{rank}.tmp"
     tmp.write_bytes(data)
     tmp.rename(out / f"{prefix}{rank}")

@@ -50,9 +50,10 @@ def _sniff_pickle(head: bytes) -> bool:
 
 
 def _sniff_json(head: bytes) -> bool:
+    """_dump_fr_trace_json writes its keys sorted: comm_lib_version, entries, ..., version last."""
     text = head[:4096].lstrip()
-    return text[:1] == b"{" and re.match(rb'\{\s*"version"\s*:', text) is not None and (
-        b'"pg_config"' in text or b'"entries"' in text)
+    return text[:1] == b"{" and re.match(rb'\{\s*"(version|comm_lib_version|entries)"\s*:', text) is not None and (
+        b'"pg_config"' in text or b'"profiling_name"' in text)
 
 
 class FlightRecorderDump(StreamProbe):
