@@ -45,6 +45,7 @@ def test_title_names_culprit_ranks_and_collective(case: Path) -> None:
     assert len(top.evidence) >= 1 and all(e.source for e in top.evidence)
 
 
+@pytest.mark.slow
 def test_doctor_agrees_with_fr_trace_wherever_fr_trace_answers() -> None:
     from lab.fr_agreement import table
     rows = table()
