@@ -35,12 +35,15 @@ MAX_FRAMES = 64
 MAX_RANKS_TEXT = 512         # a longer rank list is kept as its count only
 PICKLE_KEYS = (b"version", b"pg_config", b"entries")
 _RANK_IN_NAME = re.compile(r"(\d+)(?:\.[A-Za-z]+)*$")
+_RANK_WORD = re.compile(r"rank[_\-.]?(\d+)", re.I)
 _P2P = ("send", "recv")
 
 
 def rank_from_name(source: str) -> int:
-    """The last number of the file name (nccl_trace_rank_3, trace_node2_rank_11.pkl, host-a_7.json)."""
-    m = _RANK_IN_NAME.search(PurePath(source).name)
+    """The number after "rank" in the file name (nccl_trace_rank_3, rank11_node2.pkl), else its last number
+    (host-a_7.json): fr_trace takes the last number only and misreads names that put the host after the rank."""
+    name = PurePath(source).name
+    m = _RANK_WORD.search(name) or _RANK_IN_NAME.search(name)
     return int(m.group(1)) if m else -1
 
 
