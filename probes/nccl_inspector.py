@@ -33,13 +33,21 @@ class NcclInspector(DocumentProbe):
                 head, perf = rec["header"], rec["coll_perf"]
                 key = (str(head["id"])[:40], int(head["rank"]))
                 sn = int(perf["coll_sn"])
-            except (ValueError, KeyError, TypeError, RecursionError):
+                if not isinstance(perf, dict) or not isinstance(head, dict):
+                    continue
+            except (ValueError, KeyError, TypeError, RecursionError, OverflowError):
                 continue
             acc = comms.setdefault(key, {"n": 0, "bw": 0.0, "exec": -1, "last": (-1, "", 0, ""), "ranks": -1})
+            try:
+                busbw = float(perf.get("coll_busbw_gbs") or 0.0)
+                exec_us = int(perf.get("coll_exec_time_us") or 0)
+                n_ranks = int(head.get("n_ranks") or -1)
+            except (ValueError, TypeError, OverflowError, AttributeError):
+                continue
             acc["n"] += 1
-            acc["bw"] += float(perf.get("coll_busbw_gbs") or 0.0)
-            acc["exec"] = max(acc["exec"], int(perf.get("coll_exec_time_us") or 0))
-            acc["ranks"] = int(head.get("n_ranks") or -1)
+            acc["bw"] += busbw
+            acc["exec"] = max(acc["exec"], exec_us)
+            acc["ranks"] = n_ranks
             if sn >= acc["last"][0]:
                 acc["last"] = (sn, str(perf.get("coll", ""))[:40], number, line[:300])
         for (comm, rank), acc in comms.items():

@@ -134,14 +134,15 @@ def _emit_json(ctx: ParseContext, comm: dict) -> None:
     name = str(comm.get("hash", "?"))[:40]
     missing = [m for m in comm.get("missing_ranks") or [] if isinstance(m, dict) and isinstance(m.get("rank"), int)]
     if missing:
-        dead = any((m.get("status") or {}).get("considered_dead") is True for m in missing)
+        dead = any(isinstance(m.get("status"), dict) and m["status"].get("considered_dead") is True for m in missing)
         ctx.emit(NcclCommFinding, 0, f"communicator {name}: {len(missing)} missing rank(s)", source="ras", comm=name,
                  finding="dead" if dead else "missing", culprits=_ranks(m["rank"] for m in missing),
                  process="; ".join(f"process {m.get('pid')} on node {m.get('host')}" for m in missing))
     ranks = [r for r in comm.get("ranks") or [] if isinstance(r, dict) and isinstance(r.get("collective_counts"), dict)]
     ops = sorted({op for r in ranks for op in r["collective_counts"]})
     for op in ops:
-        counts = {r["rank"]: r["collective_counts"].get(op, 0) for r in ranks if isinstance(r.get("rank"), int)}
+        counts = {r["rank"]: c for r in ranks if isinstance(r.get("rank"), int)
+                  and isinstance(c := r["collective_counts"].get(op, 0), int)}
         top = max(counts.values(), default=0)
         behind = {r: c for r, c in counts.items() if c < top}
         if behind and len(behind) < len(counts) - len(behind) + 1:

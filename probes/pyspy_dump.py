@@ -93,8 +93,10 @@ class PySpyJson(DocumentProbe):
             if not isinstance(thread, dict) or thread.get("os_thread_id") != thread.get("pid") and \
                     thread.get("thread_name") != "MainThread":
                 continue
-            frames = [(str(f.get("name", "?")), str(f.get("filename", "?")), int(f.get("line") or 0))
-                      for f in thread.get("frames") or [] if isinstance(f, dict)]
+            raw = thread.get("frames")
+            frames = [(str(f.get("name", "?"))[:200], str(f.get("filename", "?"))[:300],
+                       f["line"] if isinstance(f.get("line"), int) else 0)
+                      for f in (raw if isinstance(raw, list) else []) if isinstance(f, dict)]
             pid = thread.get("pid") if isinstance(thread.get("pid"), int) else -1
             _emit(ctx, pid, frames, 0, f"py-spy --json: pid {pid} main thread")
             return

@@ -9,6 +9,8 @@ import pickle
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import yaml
 
 from doctor.aggregate_flight_recorder import flight_recorder
@@ -174,3 +176,32 @@ def test_pyspy_dumps_alone_name_the_rank_outside_the_collective(tmp_path: Path) 
     assert top.cause == "collective_desync" and top.title.startswith("rank 1 is outside any collective (at sleep ("), \
         top.title
     assert "wait in all_reduce" in top.title
+
+
+_SCALARS = st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(max_size=8)
+_JSON = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+    st.sampled_from(["version", "entries", "pg_config", "pg_status", "profiling_name", "input_sizes", "state", "rank",
+                     "frames", "line", "pid", "thread_id", "header", "coll_perf", "coll_sn", "communicators",
+                     "missing_ranks", "status", "collective_counts", "ranks", "nccl_version", "os_thread_id"]),
+    inner, max_size=6), max_leaves=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=_JSON)
+def test_hang_readers_take_any_json_without_a_traceback(value) -> None:
+    """Whatever JSON arrives, the readers emit facts or refuse it in one line; they never raise anything else."""
+    from doctor.probing.contract import ParseContext
+    from doctor.probing.stream import StreamRefused
+    from probes.flight_recorder import check_shape, emit_dump
+    from probes.nccl_inspector import NcclInspector
+    from probes.nccl_ras import NcclRasJson
+    from probes.pyspy_dump import PySpyJson
+    text = json.dumps(value)
+    for probe in (PySpyJson, NcclRasJson, NcclInspector):
+        probe().parse(text, ParseContext(source="x_rank1.json", probe=probe.name))
+    wrapped = json.dumps({"version": "2.10", "pg_config": {}, "entries": [value] if isinstance(value, dict) else value})
+    for candidate in (value, json.loads(wrapped)):
+        try:
+            emit_dump(ParseContext(source="nccl_trace_rank_1"), check_shape(candidate), 1)
+        except StreamRefused as exc:
+            assert "\n" not in str(exc)
