@@ -118,8 +118,8 @@ def _sizes(value: Any) -> str:
     for shape in value:
         if not isinstance(shape, list) or len(shape) > MAX_DIMS or not all(0 <= _int(d) < MAX_DIM for d in shape):
             raise StreamRefused("Flight Recorder dump refused: a shape is not a short list of sizes")
-        shapes.append(shape)
-    return json.dumps(shapes, separators=(",", ":"))
+        shapes.append("[" + ",".join(map(str, shape)) + "]")
+    return "[" + ",".join(shapes) + "]"
 
 
 def _dtypes(value: Any) -> str:
