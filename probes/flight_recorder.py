@@ -233,7 +233,7 @@ def _emit_group(ctx: ParseContext, rank: int, name: str, desc: str, items: list[
                 pg_config: dict[str, Any], status: dict[str, Any]) -> None:
     ops: list[str] = []
     last_done = last_started = pending = (-1, "", -1)
-    stack, where = "", (0, "")
+    first_open = -1                # index of the first entry that did not complete: its frames are the stack
     coll_seqs: list[int] = []
     for index, entry in items:
         line, p2p, seq, state = encode(entry)
@@ -247,15 +247,16 @@ def _emit_group(ctx: ParseContext, rank: int, name: str, desc: str, items: list[
             last_started = (seq, label, index)
         elif pending[0] < 0:
             pending = (seq, label, index)
-        if state != "completed" and not stack:
-            stack, where = format_stack(entry.get("frames")), (index, line)
-    st = status.get(name) or status.get(str(_int(items[0][1].get("pg_id"), -2))) or {}
+        if state != "completed" and first_open < 0:
+            first_open = index
+    stack = format_stack(dict(items)[first_open].get("frames")) if first_open >= 0 else ""
+    st = status.get(str(_int(items[0][1].get("pg_id"), -2))) or status.get(name) or {}   # keyed by pg_id
     st = st if isinstance(st, dict) else {}
     ranks_text, size = _ranks(pg_config, name, desc)
     text = (f"rank {rank} process group {name} ({desc or 'no description'}): last completed #{last_done[0]} "
             f"{last_done[1]}, last started #{last_started[0]} {last_started[1]}, first not started #{pending[0]} "
             f"{pending[1]}")
-    ctx.emit(FrGroupRank, (where[0] or items[-1][0]) + 1, text, rank=rank, pg=name, pg_desc=desc,
+    ctx.emit(FrGroupRank, (first_open if first_open >= 0 else items[-1][0]) + 1, text, rank=rank, pg=name, pg_desc=desc,
              group_ranks=ranks_text, group_size=size,
              last_completed=last_done[0], last_completed_op=last_done[1],
              last_started=last_started[0], last_started_op=last_started[1],
