@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from doctor.facts import Fact
 from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NcclCommFinding, ProcessStack,
@@ -158,14 +158,13 @@ def _mismatch(group: Group, kind: str, seq: int, culprits: set[int], last: dict[
         where=_where(view.stack) or _where(group.views[witness].stack))
     fields.update(extra)
     text = _describe(fields)
-    return FrMismatch(node=view.node, rank=culprit, origin=view.origin.__class__(
-        view.origin.source, view.origin.line, text, view.origin.probe, view.origin.mode), **fields)
+    return FrMismatch(node=view.node, rank=culprit, origin=replace(view.origin, text=text), **fields)
 
 
 def _describe(f: dict[str, object]) -> str:
-    return (f"process group {f['pg']} ({f['pg_desc'] or '-'}) #{f['seq']}: {f['disagreement']}; rank(s) {f['culprits']} "
-            f"ran {f['culprit_op'] or 'nothing'} {f['culprit_sizes']}, rank(s) {f['others']} ran {f['op']} "
-            f"{f['sizes']}")
+    return (f"process group {f['pg']} ({f['pg_desc'] or '-'}) #{f['seq']}: {f['disagreement']}; "
+            f"rank(s) {f['culprits']} ran {f['culprit_op'] or 'nothing'} {f['culprit_sizes']}, "
+            f"rank(s) {f['others']} ran {f['op']} {f['sizes']}")
 
 
 def _dead(group: Group, colls: dict[int, dict[int, Op]], dead: set[int], last: dict[int, int]) -> FrMismatch:

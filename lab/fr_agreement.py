@@ -5,7 +5,8 @@ every recorded dump set: first mismatching sequence id and culprit ranks, side b
 
 fr_trace is run twice per set: on the dumps as recorded, and on a copy whose pg_config is filled in the shape
 ProcessGroupNCCL writes it ({pg name: {"name", "desc", "ranks"}}): torch 2.13's gloo recorder writes one pg_config
-entry named "" for all groups, which fr_trace cannot look groups up in (KeyError). The entries are not touched (a JSON dump, which fr_trace cannot read at all, is pickled for it).
+entry named "" for all groups, which fr_trace cannot look groups up in (KeyError). The entries are not touched
+(a JSON dump, which fr_trace cannot read at all, is pickled for it).
 """
 from __future__ import annotations
 

@@ -64,6 +64,10 @@ def stacks(procs: list, out: Path) -> None:
             (out / f"pyspy_rank{rank}{suffix}").write_text(res.stdout or res.stderr)
 
 
+def _kind(name: str) -> str:
+    return "py-spy dump" if name.startswith("pyspy") else "Flight Recorder dump"
+
+
 def write_answer(sc: FrScenario, out_root: Path, torch: str, folder: str = "") -> None:
     out = out_root / (folder or f"fr-{sc.name}")
     expected = {"cause": sc.cause, "symptom": sc.symptom,
@@ -71,8 +75,8 @@ def write_answer(sc: FrScenario, out_root: Path, torch: str, folder: str = "") -
                 "produced_by": f"python -m lab.fr_record --only {sc.name}{' --pyspy' if '-pyspy' in out.name else ''}"
                                   f"{' --json' if out.name.endswith('-json') else ''}", "torch": torch,
                 "culprit_ranks": list(sc.culprit), "collective": sc.op,
-                "evidence": [{"source": p.name, "line": "py-spy dump" if p.name.startswith("pyspy") else "Flight Recorder dump"}
-                             for p in sorted(out.iterdir()) if not p.name.startswith(".")]}
+                "evidence": [{"source": p.name, "line": _kind(p.name)} for p in sorted(out.iterdir())
+                             if not p.name.startswith(".")]}
     (out_root / f"{out.name}.expected.yaml").write_text(yaml.safe_dump(expected, sort_keys=False, width=110))
 
 

@@ -22,7 +22,6 @@ from probes.flight_recorder import rank_from_name
 _PROCESS = re.compile(r"^Process (\d+): ", re.M)
 _THREAD = re.compile(r'^Thread (0x[0-9A-Fa-f]+|\d+) \(([^)]*)\)(?:: "([^"]*)")?\s*$')
 _FRAME = re.compile(r"^\s+(.+?) \((.+):(\d+)\)\s*$")
-_C10D = ("distributed_c10d.py", "/distributed/")
 _MACHINERY = ("torch/", "threading.py", "multiprocessing/", "<string>", "c10d_logger.py", "importlib")
 MAX_FRAMES = 64
 

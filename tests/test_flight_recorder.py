@@ -2,16 +2,15 @@
 torch's fr_trace wherever fr_trace answers; older formats and JSON read the same; hostile dumps refused in one line."""
 from __future__ import annotations
 
-import io
 import json
 import os
 import pickle
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import yaml
 
 from doctor.aggregate_flight_recorder import flight_recorder
 from doctor.diagnose import diagnose_files

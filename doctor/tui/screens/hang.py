@@ -46,7 +46,8 @@ def hang_grid(facts: list[Fact]) -> HangGrid | None:
     for rank in ranks:
         for seq in seqs:
             op = colls.get(rank, {}).get(seq)
-            cells[(rank, seq)] = f"{op.name} {MARK.get(op.state, '?')}" if op else ("no dump" if rank not in colls else "—")
+            empty = "no dump" if rank not in colls else "—"
+            cells[(rank, seq)] = f"{op.name} {MARK.get(op.state, '?')}" if op else empty
     culprit = mismatch.rank if mismatch.rank in ranks else ranks[0]
     return HangGrid(title=f"process group {group.pg} ({group.desc or '-'}): {mismatch.origin.text}", ranks=ranks,
                     seqs=seqs, cells=cells, cursor=(ranks.index(culprit), seqs.index(mismatch.seq)
