@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
+from doctor.aggregate_flight_recorder import flight_recorder, inspector_lag, stack_outliers
 from doctor.aggregate_node import gid_choice, hca_check, ib_summary, qp_timeouts, rail_layout
 from doctor.bandwidth import expected_bandwidth
 from doctor.aggregate_cluster import busbw_check, node_skew, pcie_summary, slow_links, stragglers
@@ -189,6 +190,7 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     ib_summary, hca_check, gid_choice, rail_layout, expected_bandwidth,     # node probes (doctor/aggregate_node.py)
     qp_timeouts,            # ibv_modify_qp timeouts in their context: rails or RoCE GIDs (doctor/aggregate_node.py)
     node_skew, slow_links, stragglers, busbw_check, pcie_summary, job_ib_summary,     # whole job (doctor/aggregate_cluster.py)
+    flight_recorder, stack_outliers, inspector_lag,    # Flight Recorder, py-spy, NCCL Inspector: who diverged (aggregate_flight_recorder.py)
     trace_job, trace_skew,          # profiler traces of several ranks: exposed communication, stragglers, absent ranks
     *HOST_AGGREGATORS,      # MTU across nodes, two interfaces in one subnet, firmware across nodes (doctor/aggregate_host.py)
     known_bugs,             # versions in a documented bug's range with its symptom line (rules/data/known_bugs.yaml)

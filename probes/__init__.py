@@ -20,6 +20,7 @@ from probes.dev_shm import ShmLines
 from probes.env_vars import EnvVars
 from probes.ethtool_info import EthtoolInfo
 from probes.expectations import Expectations
+from probes.flight_recorder import FlightRecorderDump
 from probes.gpu_utilisation import DmonLog, QueryGpuCsv
 from probes.horovod import Horovod
 from probes.host_config import HostConfig
@@ -36,6 +37,8 @@ from probes.limits import MemlockLines, MemlockValue
 from probes.lspci import Lspci
 from probes.memory_snapshot import MemorySnapshotProbe
 from probes.nccl_errors import NcclErrors
+from probes.nccl_inspector import NcclInspector
+from probes.nccl_ras import NcclRasJson, NcclRasText
 from probes.nccl_log import NcclLogProbe
 from probes.nccl_tests import NcclTests
 from probes.nccl_tests_json import NcclTestsJson
@@ -49,6 +52,7 @@ from probes.open_files import OpenFiles
 from probes.openmpi import OpenMpi
 from probes.pcie_kernel import PcieKernelLines
 from probes.perftest import Perftest
+from probes.pyspy_dump import PySpyJson, PySpyText
 from probes.rdma_link import RdmaLink
 from probes.reachability import ReachabilityReport
 from probes.remote_shell import RemoteShell
@@ -108,10 +112,16 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     NetInterfaces,      # ip -j addr / ip addr
     ReachabilityReport, # MASTER_ADDR:MASTER_PORT and peers, resolution and TCP connect
     DmonLog,            # nvidia-smi dmon utilisation logs
+    NcclRasText,        # ncclras: communicators with missing, dead or lagging ranks
+    NcclRasJson,        # ncclras -f json
+    NcclInspector,      # NCCL Inspector JSON lines, one file per rank
+    PySpyText,          # py-spy dump: where each rank's main thread stands
+    PySpyJson,          # py-spy dump --json
     QueryGpuCsv,        # nvidia-smi --query-gpu=utilization.gpu,... --format=csv logs (and the NVML sampler's)
 )
 
 STREAM_PROBES: tuple[type[StreamProbe], ...] = (
+    FlightRecorderDump,  # PyTorch Flight Recorder dumps (pickle or JSON), before the memory snapshot's any-pickle
     KinetoTrace,        # torch.profiler / Kineto chrome traces (.json, .json.gz), streamed
     MemorySnapshotProbe,  # torch.cuda.memory._dump_snapshot pickles, read without pickle.load
 )
