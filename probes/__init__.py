@@ -18,6 +18,7 @@ from probes.cuda_errors import CudaErrors
 from probes.deepspeed import DeepSpeed
 from probes.dev_shm import ShmLines
 from probes.env_vars import EnvVars
+from probes.error_lines import ErrorLines
 from probes.expectations import Expectations
 from probes.gpu_utilisation import DmonLog, QueryGpuCsv
 from probes.horovod import Horovod
@@ -82,6 +83,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     ShmLines,           # df / ls -ld / mount lines for /dev/shm
     IommuLines,         # kernel command line and boot log: IOMMU translating or passthrough
     PcieKernelLines,    # kernel: "available PCIe bandwidth, limited by ..."
+    ErrorLines,         # error-looking lines of any origin: the report lists those no rule explained
 )
 
 DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (

@@ -10,6 +10,7 @@ from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThr
                                    PciAcs, PcieLink)
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
+from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  IfnameError, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
@@ -57,7 +58,7 @@ _ALL: tuple[type[Fact], ...] = (
     # speed: profiler traces, skew across ranks, utilisation
     TraceStep, TraceRank, TraceCollectives, TraceJob, TraceStraggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
     # gathering
-    ProbeStatus,
+    ProbeStatus, ErrorLine,
     # whole job (doctor cluster) and what it derives
     ClusterRank, NodeInfo, RendezvousResult, PairReach, BusBandwidth, PairBandwidth, RankTiming,
     NodeSkew, SlowLink, Straggler, BusbwCheck, PcieSummary, JobIbSummary,

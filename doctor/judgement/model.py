@@ -1,0 +1,155 @@
+"""The ranking model: a softmax over the causes with support plus an explicit "unexplained" class.
+
+    score(c) = bias[c] + symptom[c, s] + off_symptom (when c does not explain s) + sum context[c, k]
+               + sum of w[rule] over the rules that count for c (doctor/judgement/evidence.py)
+    P(c) = exp(score(c) / T) / (1 + sum over causes with support of exp(score / T));  P(unexplained) = the rest
+
+Every weight starts at a prior: a supporting rule's written `confidence` p as log-odds log(p / (1 - p)) (alone, it
+then scores p, as the rule's author meant), a lowering rule's as log(1 - p), off_symptom log(0.6), the rest 0.
+rules/weights.yaml holds the fitted values (doctor/judgement/fit.py writes it); anything it lacks keeps its prior.
+Pure Python: no numpy at runtime.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from doctor.judgement.evidence import CauseEvidence
+from doctor.rulebase.model import Rule
+
+SCHEMA = "doctor.softmax/1"
+WEIGHTS = Path(__file__).resolve().parents[2] / "rules" / "weights.yaml"
+OFF_SYMPTOM = "off_symptom"
+OFF_SYMPTOM_PRIOR = math.log(0.6)
+UNEXPLAINED = "unexplained"
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """What the model sees of one input: per cause the rules that count, the symptom, the context features."""
+
+    evidence: dict[str, CauseEvidence]
+    symptom: str | None
+    context: tuple[str, ...]
+
+
+def logit(p: float) -> float:
+    p = min(max(p, 0.01), 0.99)
+    return math.log(p / (1 - p))
+
+
+def rule_prior(rule: Rule) -> float:
+    if rule.effect == "lower":
+        return math.log(1 - min(max(rule.confidence, 0.01), 0.99))
+    return logit(rule.confidence)
+
+
+def keys(view: CaseView, cause: str, cause_symptoms: dict[str, tuple[str, ...]]) -> list[str]:
+    """The parameters that add up to score(cause) for this input."""
+    ev = view.evidence[cause]
+    out = [f"bias:{cause}"] + [f"rule:{r}" for r in ev.support] + [f"rule:{r}" for r in ev.lower]
+    if view.symptom:
+        out.append(f"symptom:{cause}:{view.symptom}")
+        if view.symptom not in cause_symptoms.get(cause, (view.symptom,)):
+            out.append(OFF_SYMPTOM)
+    out += [f"context:{cause}:{k}" for k in view.context]
+    return out
+
+
+@dataclass
+class Model:
+    priors: dict[str, float]                 # rule:<id> -> prior; other keys' prior is 0 (off_symptom: log 0.6)
+    cause_symptoms: dict[str, tuple[str, ...]]
+    params: dict[str, float] = field(default_factory=dict)
+    temperature: float = 1.0
+
+    def prior(self, key: str) -> float:
+        if key == OFF_SYMPTOM:
+            return OFF_SYMPTOM_PRIOR
+        return self.priors.get(key, 0.0)
+
+    def weight(self, key: str) -> float:
+        return self.params.get(key, self.prior(key))
+
+    def scores(self, view: CaseView) -> dict[str, float]:
+        return {c: sum(self.weight(k) for k in keys(view, c, self.cause_symptoms)) for c in view.evidence}
+
+    def probabilities(self, view: CaseView) -> dict[str, float]:
+        """cause -> probability; the unexplained share is 1 - their sum."""
+        return softmax(self.scores(view), self.temperature)
+
+
+def softmax(scores: dict[str, float], temperature: float = 1.0) -> dict[str, float]:
+    """Softmax over the scores and an unexplained class at score 0."""
+    if not scores:
+        return {}
+    scaled = {c: s / temperature for c, s in scores.items()}
+    top = max(0.0, *scaled.values())
+    exp = {c: math.exp(s - top) for c, s in scaled.items()}
+    total = math.exp(-top) + sum(exp.values())
+    return {c: e / total for c, e in exp.items()}
+
+
+def base_model(rules: Iterable[Rule], causes: dict[str, dict]) -> Model:
+    return Model(priors={f"rule:{r.id}": rule_prior(r) for r in rules},
+                 cause_symptoms={c: tuple(v.get("symptoms") or ()) for c, v in causes.items()})
+
+
+def load(causes: dict[str, dict], rules: Iterable[Rule] = (), path: Path = WEIGHTS) -> Model:
+    """The fitted weights of `path` (priors only when the file is absent). Rule priors not given here are added
+    by with_priors() for the rules that fire."""
+    model = base_model(rules, causes)
+    if path.is_file():
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        model.params = unflatten(data)
+        model.temperature = float(data.get("temperature") or 1.0)
+    return model
+
+
+def with_priors(model: Model, rules: Iterable[Rule]) -> Model:
+    """The model, knowing the written prior of these rules too (a rule added after the fit keeps its prior)."""
+    for rule in rules:
+        model.priors.setdefault(f"rule:{rule.id}", rule_prior(rule))
+    return model
+
+
+def unflatten(data: dict[str, Any]) -> dict[str, float]:
+    """weights.yaml -> parameter keys."""
+    params: dict[str, float] = {}
+    if OFF_SYMPTOM in data:
+        params[OFF_SYMPTOM] = float(data[OFF_SYMPTOM])
+    for rule_id, w in (data.get("rules") or {}).items():
+        params[f"rule:{rule_id}"] = float(w)
+    for cause, entry in (data.get("causes") or {}).items():
+        if "bias" in entry:
+            params[f"bias:{cause}"] = float(entry["bias"])
+        for group in ("symptom", "context"):
+            for name, w in (entry.get(group) or {}).items():
+                params[f"{group}:{cause}:{name}"] = float(w)
+    return params
+
+
+def flatten(params: dict[str, float], digits: int = 3) -> dict[str, Any]:
+    """Parameter keys -> the weights.yaml layout (sorted, rounded)."""
+    rules: dict[str, float] = {}
+    causes: dict[str, dict[str, Any]] = {}
+    out: dict[str, Any] = {}
+    for key in sorted(params):
+        value = round(params[key], digits)
+        kind, _, rest = key.partition(":")
+        if key == OFF_SYMPTOM:
+            out[OFF_SYMPTOM] = value
+        elif kind == "rule":
+            rules[rest] = value
+        elif kind == "bias":
+            causes.setdefault(rest, {})["bias"] = value
+        else:
+            cause, _, name = rest.partition(":")
+            causes.setdefault(cause, {}).setdefault(kind, {})[name] = value
+    out["rules"] = rules
+    out["causes"] = causes
+    return out
