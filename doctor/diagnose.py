@@ -42,7 +42,7 @@ def report_of(findings: list[Finding], facts: list[Fact], causes: dict, symptom:
     """The ranked diagnoses, and the error lines no rule explains with the symptom's differential."""
     left = unexplained_lines(facts, findings)
     lines = [Evidence(f.origin.source, f.origin.line, f.origin.text) for f in left]
-    shown = symptom or read_symptom(facts)
+    shown = symptom or read_symptom(facts, fallback=True)
     return Report(diagnoses=rank(findings, causes, symptom, facts), facts=facts, symptom=symptom,
                   unexplained_lines=lines, differential=differential(shown) if lines else None)
 

@@ -34,7 +34,6 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("worker.bus_error", _always, "crash"),
     ("net.bind_error", _always, "crash"),
     ("launch.config_error", _always, "crash"),
-    ("log.error_line", _always, "crash"),
     ("bench.verdict", _always, "slow_multinode"),
     ("bench.collective", _always, "slow_multinode"),
     ("bench.bandwidth", _always, "slow_multinode"),
@@ -62,13 +61,14 @@ CONTEXT_SIGNS: dict[str, tuple[str, Test]] = {
 }
 
 
-def read_symptom(facts: list[Fact]) -> str | None:
-    """The symptom the input shows, or None when it shows none of the signs."""
+def read_symptom(facts: list[Fact], fallback: bool = False) -> str | None:
+    """The symptom the input shows, or None when it shows none of the signs. fallback: an input whose only sign is
+    an error line shows a crash (used to pick a differential, never to weigh causes)."""
     kinds = {f.KIND for f in facts}
     for kind, test, symptom in SYMPTOM_SIGNS:
         if kind in kinds and any(test(f) for f in facts if f.KIND == kind):
             return symptom
-    return None
+    return "crash" if fallback and "log.error_line" in kinds else None
 
 
 def features(facts: list[Fact]) -> tuple[str, ...]:
@@ -78,7 +78,8 @@ def features(facts: list[Fact]) -> tuple[str, ...]:
         by_kind.setdefault(f.KIND, []).append(f)
     out = {name for name, (kind, test) in CONTEXT_SIGNS.items() if any(test(f) for f in by_kind.get(kind, ()))}
     nodes = {f.node for f in facts if f.node and f.KIND != "probe.status"}
-    out.add("multi_node" if len(nodes) > 1 else "one_node")
+    if len(nodes) > 1:
+        out.add("multi_node")
     probes = {f.origin.probe for f in facts}
     out.update(f"launcher_{name}" for name in LAUNCHER_PROBES if name in probes)
     return tuple(sorted(out))

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from doctor.judgement.model import CaseView, Model, keys
 
 # The L2 penalty per parameter group: how far the data may pull a weight from its prior.
-PENALTY: dict[str, float] = {"rule": 1.0, "bias": 1.0, "symptom": 2.0, "context": 4.0, "off_symptom": 1.0}
+# off_symptom is held at its prior (the taxonomy's symptom lists are knowledge; symptoms read from lab inputs are
+# too rough to learn how much a user's stated symptom should count).
+PENALTY: dict[str, float] = {"rule": 1.0, "bias": 1.0, "symptom": 2.0, "context": 4.0, "off_symptom": 1000.0}
+# The temperature is searched in this range. A small, easy case set (every held-out case right) drives the
+# likelihood toward ever sharper scores; the lower end keeps one lucky fold from making every score 0.99.
+TEMPERATURE_RANGE = (0.5, 4.0)
 
 
 @dataclass(frozen=True)
@@ -135,7 +140,7 @@ def fit_temperature(scored: list[tuple[dict[str, float], frozenset[str]]]) -> fl
             right = [math.exp(s - top) for c, s in scaled.items() if c in accept]
             total += math.log(z) - (math.log(sum(right)) if right else -top)
         return total
-    lo, hi = math.log(0.25), math.log(4.0)
+    lo, hi = math.log(TEMPERATURE_RANGE[0]), math.log(TEMPERATURE_RANGE[1])
     ratio = (math.sqrt(5) - 1) / 2
     a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
     fa, fb = nll(a), nll(b)

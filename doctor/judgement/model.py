@@ -4,8 +4,10 @@
                + sum of w[rule] over the rules that count for c (doctor/judgement/evidence.py)
     P(c) = exp(score(c) / T) / (1 + sum over causes with support of exp(score / T));  P(unexplained) = the rest
 
-Every weight starts at a prior: a supporting rule's written `confidence` p as log-odds log(p / (1 - p)) (alone, it
-then scores p, as the rule's author meant), a lowering rule's as log(1 - p), off_symptom log(0.6), the rest 0.
+Every weight starts at a prior. A cause's bias starts at BASE = logit(0.15) (a cause some weak sign points at), a
+supporting rule's weight at logit(p) - BASE for its written `confidence` p: alone, a rule then scores p, as its author
+meant, and every further rule adds evidence (a 0.3 hint raises a cause, it never argues against it). A lowering
+rule starts at log(1 - p), off_symptom at log(0.6), the rest at 0.
 rules/weights.yaml holds the fitted values (doctor/judgement/fit.py writes it); anything it lacks keeps its prior.
 Pure Python: no numpy at runtime.
 """
@@ -25,6 +27,7 @@ SCHEMA = "doctor.softmax/1"
 WEIGHTS = Path(__file__).resolve().parents[2] / "rules" / "weights.yaml"
 OFF_SYMPTOM = "off_symptom"
 OFF_SYMPTOM_PRIOR = math.log(0.6)
+BASE = math.log(0.15 / 0.85)
 UNEXPLAINED = "unexplained"
 
 
@@ -45,7 +48,7 @@ def logit(p: float) -> float:
 def rule_prior(rule: Rule) -> float:
     if rule.effect == "lower":
         return math.log(1 - min(max(rule.confidence, 0.01), 0.99))
-    return logit(rule.confidence)
+    return max(0.0, logit(rule.confidence) - BASE)
 
 
 def keys(view: CaseView, cause: str, cause_symptoms: dict[str, tuple[str, ...]]) -> list[str]:
@@ -70,6 +73,8 @@ class Model:
     def prior(self, key: str) -> float:
         if key == OFF_SYMPTOM:
             return OFF_SYMPTOM_PRIOR
+        if key.startswith("bias:"):
+            return BASE
         return self.priors.get(key, 0.0)
 
     def weight(self, key: str) -> float:
