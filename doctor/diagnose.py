@@ -38,13 +38,18 @@ def diagnose_facts(facts: list[Fact], symptom: str | None = None, engine: str = 
     return report_of(findings, facts, causes, symptom)
 
 
+SURE = 0.5        # below this top probability, error lines left unexplained bring the symptom's differential
+
+
 def report_of(findings: list[Finding], facts: list[Fact], causes: dict, symptom: str | None) -> Report:
     """The ranked diagnoses, and the error lines no rule explains with the symptom's differential."""
     left = unexplained_lines(facts, findings)
     lines = [Evidence(f.origin.source, f.origin.line, f.origin.text) for f in left]
+    diagnoses = rank(findings, causes, symptom, facts)
+    unsure = lines and not any(d.confidence >= SURE for d in diagnoses)
     shown = symptom or read_symptom(facts, fallback=True)
-    return Report(diagnoses=rank(findings, causes, symptom, facts), facts=facts, symptom=symptom,
-                  unexplained_lines=lines, differential=differential(shown) if lines else None)
+    return Report(diagnoses=diagnoses, facts=facts, symptom=symptom, unexplained_lines=lines,
+                  differential=differential(shown) if unsure else None)
 
 
 def diagnose_files(paths: list[str], symptom: str | None = None, engine: str = "native",

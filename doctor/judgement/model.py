@@ -4,6 +4,10 @@
                + sum of w[rule] over the rules that count for c (doctor/judgement/evidence.py)
     P(c) = exp(score(c) / T) / (1 + sum over causes with support of exp(score / T));  P(unexplained) = the rest
 
+A symptom the user states counts more than one doctor reads from the input: a cause that does not explain a stated
+symptom loses log(0.1) (held there, not fitted), one that does not explain a symptom read from the input starts at
+log(0.6) and is fitted.
+
 Every weight starts at a prior. A cause's bias starts at BASE = logit(0.15) (a cause some weak sign points at), a
 supporting rule's weight at logit(p) - BASE for its written `confidence` p: alone, a rule then scores p, as its author
 meant, and every further rule adds evidence (a 0.3 hint raises a cause, it never argues against it). A lowering
@@ -25,8 +29,9 @@ from doctor.rulebase.model import Rule
 
 SCHEMA = "doctor.softmax/1"
 WEIGHTS = Path(__file__).resolve().parents[2] / "rules" / "weights.yaml"
-OFF_SYMPTOM = "off_symptom"
-OFF_SYMPTOM_PRIOR = math.log(0.6)
+OFF_SYMPTOM = "off_symptom"               # the user stated the symptom (--symptom, the TUI): held at its prior
+OFF_SYMPTOM_READ = "off_symptom_read"     # doctor read the symptom from the input: fitted
+PRIORS = {OFF_SYMPTOM: math.log(0.1), OFF_SYMPTOM_READ: math.log(0.6)}
 BASE = math.log(0.15 / 0.85)
 UNEXPLAINED = "unexplained"
 
@@ -38,6 +43,7 @@ class CaseView:
     evidence: dict[str, CauseEvidence]
     symptom: str | None
     context: tuple[str, ...]
+    symptom_given: bool = False              # stated by the user, not read from the input
 
 
 def logit(p: float) -> float:
@@ -46,9 +52,8 @@ def logit(p: float) -> float:
 
 
 def rule_prior(rule: Rule) -> float:
-    if rule.effect == "lower":
-        return math.log(1 - min(max(rule.confidence, 0.01), 0.99))
-    return max(0.0, logit(rule.confidence) - BASE)
+    lift = max(0.0, logit(rule.confidence) - BASE)
+    return -lift if rule.effect == "lower" else lift
 
 
 def keys(view: CaseView, cause: str, cause_symptoms: dict[str, tuple[str, ...]]) -> list[str]:
@@ -58,7 +63,7 @@ def keys(view: CaseView, cause: str, cause_symptoms: dict[str, tuple[str, ...]])
     if view.symptom:
         out.append(f"symptom:{cause}:{view.symptom}")
         if view.symptom not in cause_symptoms.get(cause, (view.symptom,)):
-            out.append(OFF_SYMPTOM)
+            out.append(OFF_SYMPTOM if view.symptom_given else OFF_SYMPTOM_READ)
     out += [f"context:{cause}:{k}" for k in view.context]
     return out
 
@@ -71,8 +76,8 @@ class Model:
     temperature: float = 1.0
 
     def prior(self, key: str) -> float:
-        if key == OFF_SYMPTOM:
-            return OFF_SYMPTOM_PRIOR
+        if key in PRIORS:
+            return PRIORS[key]
         if key.startswith("bias:"):
             return BASE
         return self.priors.get(key, 0.0)
@@ -125,8 +130,9 @@ def with_priors(model: Model, rules: Iterable[Rule]) -> Model:
 def unflatten(data: dict[str, Any]) -> dict[str, float]:
     """weights.yaml -> parameter keys."""
     params: dict[str, float] = {}
-    if OFF_SYMPTOM in data:
-        params[OFF_SYMPTOM] = float(data[OFF_SYMPTOM])
+    for key in PRIORS:
+        if key in data:
+            params[key] = float(data[key])
     for rule_id, w in (data.get("rules") or {}).items():
         params[f"rule:{rule_id}"] = float(w)
     for cause, entry in (data.get("causes") or {}).items():
@@ -144,10 +150,10 @@ def flatten(params: dict[str, float], digits: int = 3) -> dict[str, Any]:
     causes: dict[str, dict[str, Any]] = {}
     out: dict[str, Any] = {}
     for key in sorted(params):
-        value = round(params[key], digits)
+        value = round(params[key], digits) + 0.0      # never -0.0
         kind, _, rest = key.partition(":")
-        if key == OFF_SYMPTOM:
-            out[OFF_SYMPTOM] = value
+        if key in PRIORS:
+            out[key] = value
         elif kind == "rule":
             rules[rest] = value
         elif kind == "bias":
