@@ -13,7 +13,7 @@ from doctor.engine import Finding
 from doctor.facts import Fact, Origin
 from doctor.judgement import context
 from doctor.judgement.evidence import counted
-from doctor.judgement.model import CaseView, Model, load, with_priors
+from doctor.judgement.model import CaseView, Model, load, shown, with_priors
 from doctor.templates import render
 
 MAX_EVIDENCE = 8
@@ -52,7 +52,7 @@ def shipped_model(causes: dict[str, dict]) -> Model:
 
 def view(findings: list[Finding], facts: list[Fact], symptom: str | None) -> CaseView:
     """What the model sees: the rules that count per cause, the symptom (given, else read), the context."""
-    return CaseView(counted(findings), symptom or context.read_symptom(facts), context.features(facts),
+    return CaseView(counted(findings), symptom or context.read_symptom(facts, fallback=True), context.features(facts),
                     symptom_given=bool(symptom))
 
 
@@ -60,11 +60,13 @@ def rank(findings: list[Finding], causes: dict[str, dict], symptom: str | None =
          facts: list[Fact] | None = None, model: Model | None = None) -> list[Diagnosis]:
     model = with_priors(model or shipped_model(causes), [f.rule for f in findings])
     seen = view(findings, facts or [], symptom)
-    probabilities = model.probabilities(seen)
+    probabilities = shown(model.probabilities(seen), seen)
     by_cause: dict[str, list[Finding]] = {}
     for f in findings:
         by_cause.setdefault(f.rule.cause, []).append(f)
-    out = [_diagnose(cause, by_cause[cause], p) for cause, p in probabilities.items()]
+    sign = context.symptom_fact(facts or [])
+    out = [_diagnose(cause, by_cause[cause], p) if cause in seen.evidence else _guess(cause, causes, p, seen, sign)
+           for cause, p in probabilities.items()]
     out.sort(key=lambda d: (-d.confidence, -len(d.evidence), d.cause))
     return out
 
@@ -82,6 +84,18 @@ def _diagnose(cause: str, findings: list[Finding], probability: float) -> Diagno
         rules=[f.rule.id for f in ordered], evidence=_evidence(support),
         fix_summary=render(top.rule.fix_summary, bound), fix_steps=[render(s, bound) for s in top.rule.fix_steps],
         next_checks=_next(ordered), lowered_by=sorted({f.rule.id for f in findings if f.rule.effect == "lower"}))
+
+
+def _guess(cause: str, causes: dict[str, dict], probability: float, seen: CaseView, sign: Fact | None) -> Diagnosis:
+    """A cause no rule supports, that the symptom alone makes possible: the taxonomy's title, fix and signs."""
+    entry = causes.get(cause, {})
+    evidence = [Evidence(sign.origin.source, sign.origin.line, sign.origin.text,
+                         f"shows the symptom {seen.symptom}; no rule points at this cause")] if sign and sign.origin.source else []
+    signs = entry.get("signs", "")
+    return Diagnosis(cause=cause, title=f"possible for {seen.symptom}: {entry.get('title', cause)}",
+                     confidence=round(probability, 3), rules=[], evidence=evidence,
+                     fix_summary=entry.get("fix", ""), fix_steps=[],
+                     next_checks=[f"look for its signs: {signs}"] if signs else [])
 
 
 def _evidence(findings: list[Finding]) -> list[Evidence]:

