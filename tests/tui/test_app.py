@@ -14,6 +14,7 @@ from doctor.tui.checks import CheckResult, LiveCheck, describe_store
 from doctor.tui.screens.diagnosis import DiagnosisScreen
 from doctor.tui.screens.symptom import SymptomScreen
 from doctor.tui.widgets.diagnosis_list import DiagnosisList
+from doctor.diagnose import diagnose_files
 from tui_helpers import DEMO, SIZE, run, settle
 
 
@@ -43,10 +44,15 @@ def test_nccl_error_puts_shm_first_and_enter_shows_its_evidence_line(in_repo: Pa
 
 def test_oom_symptom_ranks_the_memory_cause_first(in_repo: Path) -> None:
     async def body() -> None:
+        plain = {d.cause: d.confidence for d in diagnose_files([DEMO]).diagnoses}
         app = DoctorApp([DEMO], symptom="oom")
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
-            assert [d.cause for d in app.report.diagnoses][:2] == ["stale_process_gpu_memory", "shm_too_small"]
+            stated = {d.cause: d.confidence for d in app.report.diagnoses}
+            # saying "OOM" moves probability to the memory cause and away from the shm error, which is no OOM
+            assert stated["stale_process_gpu_memory"] > 3 * plain["stale_process_gpu_memory"]
+            assert stated["shm_too_small"] < plain["shm_too_small"]
+            assert set(list(stated)[:2]) == {"stale_process_gpu_memory", "shm_too_small"}
     run(body)
 
 
