@@ -72,3 +72,11 @@ def test_error_looking_lines_are_kept(line: str, form: str) -> None:
 ])
 def test_lines_that_only_look_like_errors_are_not(line: str) -> None:
     assert classify(line) == ""
+
+
+def test_markdown_report_lists_the_unknowns() -> None:
+    from doctor.report.markdown import render
+    report = diagnose_files([str(REPO / "fixtures" / "unknowns" / "module-not-found-apex.log")])
+    text = render(report)
+    assert "No known cause" not in text and "## Error lines no rule explains" in text
+    assert "module-not-found-apex.log:" in text and "No module named 'apex'" in text and "Upload next:" in text
