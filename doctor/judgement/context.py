@@ -43,6 +43,7 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("profile.kernels", _always, "slow_training"),
 )
 
+QUIET = "quiet"      # no error line and no sign of a symptom: what healthy inputs look like (slow_* causes aside)
 LAUNCHER_PROBES = ("openmpi", "horovod", "deepspeed", "lightning", "accelerate", "tensorflow")
 
 # Context features: name -> (fact kind, test). A feature holds when any fact of that kind passes the test.
@@ -89,6 +90,8 @@ def features(facts: list[Fact]) -> tuple[str, ...]:
     nodes = {f.node for f in facts if f.node and f.KIND != "probe.status"}
     if len(nodes) > 1:
         out.add("multi_node")
+    if read_symptom(facts, fallback=True) is None:
+        out.add(QUIET)
     probes = {f.origin.probe for f in facts}
     out.update(f"launcher_{name}" for name in LAUNCHER_PROBES if name in probes)
     return tuple(sorted(out))

@@ -32,7 +32,8 @@ SCHEMA = "doctor.softmax/1"
 WEIGHTS = Path(__file__).resolve().parents[2] / "rules" / "weights.yaml"
 OFF_SYMPTOM = "off_symptom"               # the user stated the symptom (--symptom, the TUI): held at its prior
 OFF_SYMPTOM_READ = "off_symptom_read"     # doctor read the symptom from the input: fitted
-PRIORS = {OFF_SYMPTOM: math.log(0.1), OFF_SYMPTOM_READ: math.log(0.6)}
+QUIET_INPUT = "quiet_input"               # any cause, on an input with no error line and no symptom: fitted
+PRIORS = {OFF_SYMPTOM: math.log(0.1), OFF_SYMPTOM_READ: math.log(0.6), QUIET_INPUT: 0.0}
 BASE = math.log(0.15 / 0.85)
 SYMPTOM_ONLY = math.log(0.02 / 0.98)      # a cause with no rule behind it, only the symptom: starts at 2%
 UNEXPLAINED = "unexplained"
@@ -78,6 +79,8 @@ def keys(view: CaseView, cause: str, cause_symptoms: dict[str, tuple[str, ...]])
         if view.symptom not in cause_symptoms.get(cause, (view.symptom,)):
             out.append(OFF_SYMPTOM if view.symptom_given else OFF_SYMPTOM_READ)
     out += [f"context:{cause}:{k}" for k in view.context]
+    if "quiet" in view.context:
+        out.append(QUIET_INPUT)
     return out
 
 
