@@ -19,6 +19,7 @@ from probes.deepspeed import DeepSpeed
 from probes.dev_shm import ShmLines
 from probes.env_vars import EnvVars
 from probes.ethtool_info import EthtoolInfo
+from probes.error_lines import ErrorLines
 from probes.expectations import Expectations
 from probes.flight_recorder import FlightRecorderDump
 from probes.gpu_utilisation import DmonLog, QueryGpuCsv
@@ -89,6 +90,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     ShmLines,           # df / ls -ld / mount lines for /dev/shm
     IommuLines,         # kernel command line and boot log: IOMMU translating or passthrough
     PcieKernelLines,    # kernel: "available PCIe bandwidth, limited by ..."
+    ErrorLines,         # error-looking lines of any origin: the report lists those no rule explained
 )
 
 DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (

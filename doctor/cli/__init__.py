@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "collect": ("doctor.cli.collect", "gather this node's probe outputs into a bundle for `doctor analyze`"),
     "cluster": ("doctor.cli.cluster", "whole job: run on every rank (torchrun/srun), diagnose the job on rank 0"),
     "check": ("doctor.cli.check", "check this node (or a job) against a policy: exit 0 pass, 1 fail, 3 could not check"),
+    "eval": ("doctor.cli.eval", "score the ranking on labelled cases; --folds K cross-validates, --fit writes rules/weights.yaml"),
     "util": ("doctor.cli.util", "sample GPU utilisation live through NVML and diagnose it"),
     "fleet": ("doctor.cli.fleet", "many jobs' uploads in one store: suspect nodes, a decision per job (ingest, report, tui)"),
 }

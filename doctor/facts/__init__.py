@@ -13,6 +13,7 @@ from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, Inspe
                                           StackOutlier)
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
+from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
 from doctor.facts.hostconf import Firmware, FirmwareSkew, KnownBug, MtuSkew, NetLink, RouteConflict
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
@@ -65,7 +66,7 @@ _ALL: tuple[type[Fact], ...] = (
     # host configuration: MTU and subnets, firmware, known bugs of the versions in use
     NetLink, MtuSkew, RouteConflict, Firmware, FirmwareSkew, KnownBug,
     # gathering
-    ProbeStatus,
+    ProbeStatus, ErrorLine,
     # whole job (doctor cluster) and what it derives
     ClusterRank, NodeInfo, RendezvousResult, PairReach, BusBandwidth, PairBandwidth, RankTiming,
     NodeSkew, SlowLink, Straggler, BusbwCheck, PcieSummary, JobIbSummary,
