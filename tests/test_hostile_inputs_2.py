@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import pickle
 from pathlib import Path
 
@@ -56,3 +57,50 @@ def test_deeply_nested_value_in_a_snapshot_is_refused_not_a_segfault(tmp_path: P
     assert len(path.read_bytes()) < 2000
     seen = _analyze_keeps_the_log(path, tmp_path)
     assert seen["snapshot.pickle.gz"]["status"] == "ok"     # read; the address that is not an address is ignored
+
+
+# 6. one bad file must not drop the whole report (it was exit 4, "internal error")
+
+def _trace(events_json: str) -> str:
+    return ('{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 2}, '
+            '"traceEvents": [' + events_json + ']}')
+
+
+BAD_FILES = {
+    "nan.json": _trace('{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": NaN, "dur": 5}'),
+    "huge.json": _trace('{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 1e400}'),
+    "digits.json": _trace('{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": '
+                          + "9" * 5000 + "}"),
+    "nested.json": '{"start_time": 1, "version": 1, "nccl_version": "2.18", "results": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    "nested_ip.json": '[{"ifname": "eth0", "addr_info": ' + "[" * 100_000 + "]" * 100_000 + "}]",
+}
+
+
+def test_one_bad_file_is_refused_and_the_rest_kept(tmp_path: Path) -> None:
+    for name, text in BAD_FILES.items():
+        (tmp_path / name).write_text(text)
+    snapshot = {"segments": [{"device": float("inf"), "total_size": 100, "blocks": []}]}
+    (tmp_path / "inf.pickle").write_bytes(_snapshot_pickle(snapshot))
+    done = run_capped("analyze", "--json", *(str(tmp_path / n) for n in [*BAD_FILES, "inf.pickle"]),
+                      str(_log(tmp_path)), tmp=tmp_path / "tmp")
+    report = json.loads(refused_but_kept(done, tmp_path / "tmp"))
+    assert done.returncode == 1 and report["diagnoses"][0]["cause"] == "port_blocked"
+    seen = {Path(i["path"]).name: i for i in report["inputs"]}
+    for name in BAD_FILES:
+        assert seen[name]["status"] == "skipped" and "not read" in seen[name]["reason"], seen[name]
+    assert seen["inf.pickle"]["status"] == "ok"             # the device that is not a number is taken as 0
+
+
+def test_folder_a_thousand_levels_deep(tmp_path: Path) -> None:
+    folder = tmp_path / "upload"
+    deep = folder
+    for _ in range(1000):                                  # Path.mkdir(parents=True) recurses once per level
+        deep = deep / "d"
+        deep.mkdir(parents=True) if deep.parent == folder else os.mkdir(deep)
+    (deep / "rank1.log").write_text(FAILURE)
+    _log(folder)
+    done = run_capped("analyze", "--json", str(folder), tmp=tmp_path / "tmp")
+    report = json.loads(refused_but_kept(done, tmp_path / "tmp"))
+    assert done.returncode == 1 and report["diagnoses"][0]["cause"] == "port_blocked"
+    skipped = [i for i in report["inputs"] if i["status"] == "skipped"]
+    assert len(skipped) == 1 and "levels of folders" in skipped[0]["reason"]

@@ -25,6 +25,7 @@ MAX_MEMBERS = 10_000
 MAX_MEMBER_BYTES = int(os.environ.get("DOCTOR_MAX_MEMBER_BYTES", 4 * 2**30))
 MAX_TOTAL_BYTES = int(os.environ.get("DOCTOR_MAX_TOTAL_BYTES", 8 * 2**30))
 MAX_DEPTH = 2
+MAX_FOLDER_DEPTH = 64     # levels of sub-folders read under a folder argument (1,000 levels hit the recursion limit)
 HEAD_BYTES = 65536
 _COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")   # gzip, bzip2, xz
 
@@ -93,9 +94,12 @@ def expand(paths: list[str], workspace: Workspace) -> list[InputFile]:
 
 def _expand_one(path: Path, label: str, workspace: Workspace, depth: int) -> Iterator[InputFile]:
     if path.is_dir():
-        for child in sorted(path.rglob("*")):
-            if child.is_file() and not child.is_symlink():
-                yield from _expand_one(child, f"{label.rstrip('/')}/{child.relative_to(path)}", workspace, depth)
+        for child, refusal in _walk(path):
+            where = f"{label.rstrip('/')}/{child.relative_to(path)}"
+            if refusal:
+                yield InputFile(child, where, _node_label(where), skipped=refusal, size=0)
+            else:
+                yield from _expand_one(child, where, workspace, depth)
         return
     if not os.access(path, os.R_OK):
         raise InputError(f"{label}: permission denied")
@@ -113,6 +117,30 @@ def _expand_one(path: Path, label: str, workspace: Workspace, depth: int) -> Ite
             yield InputFile(path, label, _node_label(label), skipped="an archive without files", size=path.stat().st_size)
         return
     yield InputFile(path, label, _node_label(label), compressed=_is_gzip(path))
+
+
+def _walk(top: Path) -> Iterator[tuple[Path, str]]:
+    """(file, "") for every regular file under top, in the order of sorted(top.rglob("*")), without recursion;
+    (folder, why) for a folder not entered. Links are not followed."""
+    stack: list[tuple[Path, bool, int]] = [(top, True, 0)]
+    while stack:
+        path, is_dir, level = stack.pop()
+        if not is_dir:
+            yield path, ""
+            continue
+        if level > MAX_FOLDER_DEPTH:
+            yield path, f"more than {MAX_FOLDER_DEPTH} levels of folders; the deeper ones not read"
+            continue
+        try:
+            entries = sorted(os.scandir(path), key=lambda e: e.name)
+        except OSError as exc:
+            yield path, f"folder not readable ({exc.strerror or exc})"
+            continue
+        for entry in reversed(entries):
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((Path(entry.path), True, level + 1))
+            elif entry.is_file(follow_symlinks=False):
+                stack.append((Path(entry.path), False, level))
 
 
 def _is_gzip(path: Path) -> bool:

@@ -14,7 +14,7 @@ from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
 from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head, read_upto
 from doctor.probing.route import router
 from doctor.probing.scan import SAMPLE_ALL_BELOW, scan_lines
-from doctor.probing.stream import StreamJob, StreamProbe, claims, read_many
+from doctor.probing.stream import UNREADABLE, StreamJob, StreamProbe, claims, read_many, refusal_reason
 
 
 @dataclass
@@ -46,7 +46,7 @@ def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
             if item.label in hints.manifests:
                 out.inputs.append(InputRecord(item.label, item.path.stat().st_size, ["doctor_manifest"]))
                 continue
-            job = _gather_one(*hints.apply(item), line_probes, document_probes, out, stream_probes)
+            job = _guarded(item, hints, line_probes, document_probes, out, stream_probes)
             if job:
                 pending.append(job)
         _stream_all(pending, out)
@@ -60,6 +60,19 @@ def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
         reasons = "; ".join(f"{r.path}: {r.reason}" for r in out.inputs[:3])
         raise InputError(f"nothing readable to analyze ({reasons})")
     return out
+
+
+def _guarded(item: InputFile, hints, line_probes: tuple[type[LineProbe], ...],
+             document_probes: tuple[type[DocumentProbe], ...], out: Gathered,
+             stream_probes: tuple[type[StreamProbe], ...]) -> StreamJob | None:
+    """_gather_one, with an input that breaks a parser refused on its own line and its partial facts dropped."""
+    facts, inputs = len(out.facts), len(out.inputs)
+    try:
+        return _gather_one(*hints.apply(item), line_probes, document_probes, out, stream_probes)
+    except UNREADABLE as exc:
+        del out.facts[facts:], out.inputs[inputs:]
+        _skip(out, item, item.size if item.size >= 0 else item.path.stat().st_size, refusal_reason(exc))
+        return None
 
 
 def _gather_one(item: InputFile, hint: FileHint | None, line_probes: tuple[type[LineProbe], ...],
