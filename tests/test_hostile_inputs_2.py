@@ -104,3 +104,48 @@ def test_folder_a_thousand_levels_deep(tmp_path: Path) -> None:
     assert done.returncode == 1 and report["diagnoses"][0]["cause"] == "port_blocked"
     skipped = [i for i in report["inputs"] if i["status"] == "skipped"]
     assert len(skipped) == 1 and "levels of folders" in skipped[0]["reason"]
+
+
+# 7. a folder has no file-count cap; a policy has no size cap
+
+def test_folder_file_count_is_capped(tmp_path: Path) -> None:
+    folder = tmp_path / "upload"
+    folder.mkdir()
+    _log(folder)
+    for i in range(3_000):                               # tiny files, each a (non-matching) log
+        (folder / f"z{i:05}.log").write_bytes(b"x\n")
+    done = run_capped("analyze", "--json", str(folder), tmp=tmp_path / "tmp", timeout=90,
+                      env={"DOCTOR_MAX_FILES": "1000"})      # the cap is 10,000; lowered to keep the test short
+    report = json.loads(refused_but_kept(done, tmp_path / "tmp"))
+    assert done.returncode == 1 and report["diagnoses"][0]["cause"] == "port_blocked"
+    skipped = [i for i in report["inputs"] if i["status"] == "skipped"]
+    assert len(skipped) == 1 and "files in the upload" in skipped[0]["reason"], skipped[:3]
+    assert len(report["inputs"]) == 1001
+
+
+def _check_policy(tmp_path: Path, text: bytes, timeout: float = 30) -> str:
+    policy = tmp_path / "policy.yaml"
+    policy.write_bytes(text)
+    done = run_capped("check", "--policy", str(policy), "--json", str(_log(tmp_path)), tmp=tmp_path / "tmp",
+                      timeout=timeout, memory=2 * 2**30)
+    lines = done.stderr.decode().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and lines[0].startswith("doctor: "), (done.returncode, lines[-3:])
+    return lines[0]
+
+
+def test_policy_over_the_size_cap_is_one_line(tmp_path: Path) -> None:
+    line = _check_policy(tmp_path, b"shm:\n  min: 1\n" + (b"# " + b"x" * 100 + b"\n") * (20 * 2**20 // 103), timeout=15)
+    assert "larger than" in line
+
+
+def test_policy_with_yaml_aliases_is_refused(tmp_path: Path) -> None:
+    laughs = ['&a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']     # 9^9 strings once expanded
+    for prev, name in zip("abcdefgh", "bcdefghi"):
+        laughs.append(f"&{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+    text = ("shm:\n  min: [" + ", ".join(laughs) + "]\n").encode()
+    assert len(text) < 500
+    assert "alias" in _check_policy(tmp_path, text)
+
+
+def test_policy_nested_50000_deep_is_one_line(tmp_path: Path) -> None:
+    assert "nested" in _check_policy(tmp_path, b"shm: " + b"[" * 50_000 + b"]" * 50_000 + b"\n")

@@ -22,6 +22,7 @@ from typing import Iterator
 from doctor.errors import InputError
 
 MAX_MEMBERS = 10_000
+MAX_FILES = int(os.environ.get("DOCTOR_MAX_FILES", 10_000))   # files in one upload: folders and archives, nested too
 MAX_MEMBER_BYTES = int(os.environ.get("DOCTOR_MAX_MEMBER_BYTES", 4 * 2**30))
 MAX_TOTAL_BYTES = int(os.environ.get("DOCTOR_MAX_TOTAL_BYTES", 8 * 2**30))
 MAX_DEPTH = 2
@@ -69,6 +70,7 @@ class Workspace:
 
     def __init__(self) -> None:
         self._dirs: list[str] = []
+        self.files_left = MAX_FILES     # one cap for the whole upload: nesting archives does not multiply it
 
     def new_dir(self) -> Path:
         path = tempfile.mkdtemp(prefix="doctor-in-")
@@ -88,7 +90,13 @@ def expand(paths: list[str], workspace: Workspace) -> list[InputFile]:
         path = Path(raw)
         if not path.exists():
             raise InputError(f"{raw}: no such file or directory")
-        files.extend(_expand_one(path, raw, workspace, depth=0))
+        for item in _expand_one(path, raw, workspace, depth=0):
+            if workspace.files_left <= 0:
+                files.append(InputFile(path, raw, _node_label(raw), skipped=f"more than {MAX_FILES} files in the upload; "
+                                       "the rest not read", size=0))
+                return files
+            workspace.files_left -= 1
+            files.append(item)
     return files
 
 
