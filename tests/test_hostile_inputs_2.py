@@ -149,3 +149,19 @@ def test_policy_with_yaml_aliases_is_refused(tmp_path: Path) -> None:
 
 def test_policy_nested_50000_deep_is_one_line(tmp_path: Path) -> None:
     assert "nested" in _check_policy(tmp_path, b"shm: " + b"[" * 50_000 + b"]" * 50_000 + b"\n")
+
+
+# 4. `doctor collect -o b.tar.gz` wrote through a planted symlink b.tar.gz.part
+
+def test_collect_does_not_write_through_a_planted_part_symlink(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "b.tar.gz.part").symlink_to(victim)
+    done = run_capped("collect", "--only", "environment", "-o", str(out / "b.tar.gz"), tmp=tmp_path / "tmp")
+    assert done.returncode == 0, done.stderr
+    assert victim.read_bytes() == b"precious\n"
+    assert (out / "b.tar.gz").is_file() and not (out / "b.tar.gz").is_symlink()
+    assert (out / "b.tar.gz.part").is_symlink()             # the planted link is left alone, not followed
+    assert sorted(p.name for p in out.iterdir()) == ["b.tar.gz", "b.tar.gz.part"]
