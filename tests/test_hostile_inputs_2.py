@@ -8,9 +8,11 @@ memory blow-up fails fast. Hostile files are built in tmp_path, never committed.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import pickle
+import tarfile
 from pathlib import Path
 
 from hostile_run import refused_but_kept, run_capped
@@ -165,3 +167,70 @@ def test_collect_does_not_write_through_a_planted_part_symlink(tmp_path: Path) -
     assert (out / "b.tar.gz").is_file() and not (out / "b.tar.gz").is_symlink()
     assert (out / "b.tar.gz.part").is_symlink()             # the planted link is left alone, not followed
     assert sorted(p.name for p in out.iterdir()) == ["b.tar.gz", "b.tar.gz.part"]
+
+
+# 3. terminal injection: nothing from an input reaches the terminal as a control sequence
+
+TITLE, CLEAR = "\x1b]0;pwned\x07", "\x1b[2J"
+
+
+def _injected_upload(folder: Path) -> list[Path]:
+    folder.mkdir()
+    log = folder / f"rank1{TITLE}.log"
+    log.write_text(f"step 1 {CLEAR}\n" + FAILURE.replace("timed out", f"timed out{TITLE}{CLEAR}"))
+    odd = folder / "bad\x1b[2Jname\n.bin"
+    odd.write_bytes(bytes(range(256)) * 40)              # binary: listed as skipped, under its odd name
+    archive = folder / "bundle.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        data = FAILURE.replace("10.0.0.1", f"10.0.0.1{CLEAR}").encode()
+        info = tarfile.TarInfo(f"logs/rank2{TITLE}\n.log")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return [log, odd, archive]
+
+
+def test_analyze_prints_no_control_sequence_from_an_input(tmp_path: Path) -> None:
+    paths = _injected_upload(tmp_path / "upload")
+    done = run_capped("analyze", *map(str, paths), tmp=tmp_path / "tmp", env={"COLUMNS": "300"})
+    assert done.returncode == 1, done.stderr
+    for stream in (done.stdout, done.stderr):
+        assert b"\x1b" not in stream and b"\x07" not in stream, stream[:3000]
+    assert b"\\x1b]0;pwned\\x07" in done.stdout                 # shown, escaped
+
+
+def test_error_line_prints_no_control_sequence(tmp_path: Path) -> None:
+    done = run_capped("analyze", str(tmp_path / f"missing{CLEAR}.log"), tmp=tmp_path / "tmp")
+    assert done.returncode == 2 and b"\x1b" not in done.stderr and b"missing\\x1b[2J.log" in done.stderr
+
+
+def test_tui_shows_no_control_sequence_from_an_input(tmp_path: Path) -> None:
+    import asyncio
+
+    from textual.widgets import OptionList
+
+    from doctor.tui.app import DoctorApp
+    from doctor.tui.screens.diagnosis import DiagnosisScreen
+
+    paths = _injected_upload(tmp_path / "upload")
+
+    async def body() -> list[str]:
+        app = DoctorApp([str(p) for p in paths])
+        async with app.run_test(size=(160, 50)) as pilot:
+            for _ in range(2):
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+            await pilot.press("1")                       # init timeout
+            for _ in range(2):
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+            assert isinstance(app.screen, DiagnosisScreen)
+            await pilot.press("enter")
+            await pilot.pause()
+            evidence = app.screen.query_one("#evidence", OptionList)
+            shown = [str(evidence.get_option_at_index(i).prompt) for i in range(evidence.option_count)]
+            shown.append(app.export_screenshot())
+            return shown
+    shown = asyncio.run(body())
+    assert any("pwned" in text for text in shown[:-1]), shown
+    for text in shown:
+        assert "\x1b" not in text and "\x07" not in text

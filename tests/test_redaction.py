@@ -54,7 +54,8 @@ def test_collect_bundle_holds_no_secret(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("hostile", ["http://" + "a" * 100_000, "http://" * 20_000, "a:b," * 25_000 + "/@",
-                                     "x" * 100_000 + ":b@", "u:p@" * 25_000])
+                                     "x" * 100_000 + ":b@", "u:p@" * 25_000],
+                         ids=["long-host", "schemes", "pairs-then-slash", "long-user", "many-userinfo"])
 def test_redaction_is_linear_on_hostile_text(hostile: str) -> None:
     import time
     start = time.perf_counter()

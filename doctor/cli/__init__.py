@@ -9,6 +9,7 @@ from typing import Callable
 from doctor import __version__
 from doctor.cli.exit_codes import ExitCode
 from doctor.errors import DoctorError
+from doctor.printable import printable
 
 # verb -> (module, one-line help). A verb's module is imported only when that verb is on the command
 # line (for its arguments and its run()), so `doctor --help` imports none and `doctor analyze` only
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     except DoctorError as err:
         if args.traceback:
             raise
-        print(f"doctor: {err}", file=sys.stderr)
+        print(f"doctor: {printable(' '.join(str(err).splitlines()))}", file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         print("doctor: interrupted", file=sys.stderr)
@@ -71,6 +72,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 - the last line of defence: one line, never a traceback
         if args.traceback:
             raise
-        print(f"doctor: internal error: {err.__class__.__name__}: {err} (run with --traceback for details)",
+        print(f"doctor: internal error: {err.__class__.__name__}: {printable(str(err))} (run with --traceback for details)",
               file=sys.stderr)
         return 4

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterator
 
 from doctor.errors import InputError
+from doctor.printable import printable
 
 MAX_MEMBERS = 10_000
 MAX_FILES = int(os.environ.get("DOCTOR_MAX_FILES", 10_000))   # files in one upload: folders and archives, nested too
@@ -55,7 +56,7 @@ def _node_label(label: str) -> str:
     for suffix in (".gz", ".log", ".txt", ".out", ".err", ".json", ".yaml"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
-    return name or "input"
+    return printable(name) or "input"
 
 
 def safe_member_name(name: str) -> str | None:

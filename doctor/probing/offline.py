@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from doctor.errors import InputError
+from doctor.printable import printable
 from doctor.probing.bundle import FileHint, read_manifests
 from doctor.facts import Fact
 from doctor.facts.status import ProbeStatus
@@ -24,6 +25,9 @@ class InputRecord:
     kinds: list[str]
     status: str = "ok"        # ok | skipped
     reason: str = ""
+
+    def __post_init__(self) -> None:      # file and member names from an upload may hold ESC or newlines
+        self.path, self.reason = printable(self.path), printable(self.reason)
 
 
 @dataclass
@@ -133,7 +137,7 @@ def _stream_all(jobs: list[StreamJob], out: Gathered) -> None:
         if refusal:
             out.inputs.append(InputRecord(job.label, job.size, [], "skipped", refusal))
             out.facts.append(ProbeStatus(node=job.node, probe=job.probe.name, status="failed",
-                                         reason=f"{job.label}: {refusal}"))
+                                         reason=printable(f"{job.label}: {refusal}")))
             continue
         out.facts.extend(facts)
         out.inputs.append(InputRecord(job.label, job.size, [job.probe.name]))
@@ -151,4 +155,5 @@ def _read_text(item: InputFile, cap: int) -> str:
 
 def _skip(out: Gathered, item: InputFile, size: int, reason: str) -> None:
     out.inputs.append(InputRecord(item.label, size, [], "skipped", reason))
-    out.facts.append(ProbeStatus(node=item.node, probe="input", status="skipped", reason=f"{item.label}: {reason}"))
+    out.facts.append(ProbeStatus(node=item.node, probe="input", status="skipped",
+                                 reason=printable(f"{item.label}: {reason}")))
