@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from typing import Callable
 
@@ -51,12 +52,17 @@ def _arguments(module: str) -> Callable[[argparse.ArgumentParser], None]:
     return importlib.import_module(module).add_arguments  # type: ignore[no-any-return]
 
 
+def _terminated(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_module", None):
         parser.print_help()
         return ExitCode.USAGE
+    signal.signal(signal.SIGTERM, _terminated)      # unwind, so that temporary folders are removed
     try:
         return int(importlib.import_module(args._module).run(args))
     except DoctorError as err:

@@ -91,6 +91,10 @@ def expand(paths: list[str], workspace: Workspace) -> list[InputFile]:
         path = Path(raw)
         if not path.exists():
             raise InputError(f"{raw}: no such file or directory")
+        if not path.is_dir() and not path.is_file():     # a FIFO blocks for ever, /dev/zero never ends
+            files.append(InputFile(path, raw, _node_label(raw), skipped="not a regular file or folder (a pipe, "
+                                   "device or socket); not read", size=0))
+            continue
         for item in _expand_one(path, raw, workspace, depth=0):
             if workspace.files_left <= 0:
                 files.append(InputFile(path, raw, _node_label(raw), skipped=f"more than {MAX_FILES} files in the upload; "
@@ -115,7 +119,8 @@ def _expand_one(path: Path, label: str, workspace: Workspace, depth: int) -> Ite
     kind = archive_kind(path)
     if kind and depth < MAX_DEPTH:
         target = workspace.new_dir()
-        members = _unpack_tar(path, target, label) if kind == "tar" else _unpack_zip(path, target, label)
+        unpack = _unpack_tar if kind == "tar" else _unpack_zip
+        members = unpack(path, target, label, workspace.files_left)
         for member in members:
             where = f"{label}:{member.name}"
             if member.reason:
@@ -178,7 +183,9 @@ def archive_kind(path: Path) -> str:
         return ""
 
 
-def _unpack_tar(path: Path, target: Path, label: str) -> list[Member]:
+def _unpack_tar(path: Path, target: Path, label: str, budget: int = MAX_FILES) -> list[Member]:
+    """Unpack at most `budget` members. Reading stops at the first member over a size cap: reaching the next
+    header of a compressed tar means decompressing the refused member (100 GiB of zeros is 79 KB of bzip2)."""
     members: list[Member] = []
     total = 0
     try:
@@ -188,6 +195,9 @@ def _unpack_tar(path: Path, target: Path, label: str) -> list[Member]:
                     raise InputError(f"{label}: more than {MAX_MEMBERS} members; refusing to unpack")
                 if info.isdir():
                     continue
+                if len(members) >= budget:
+                    members.append(_over_budget(info.name))
+                    break
                 name = safe_member_name(info.name)
                 reason = _refusal(info.name, name, info.isfile(), info.size, total)
                 if not reason:
@@ -195,6 +205,9 @@ def _unpack_tar(path: Path, target: Path, label: str) -> list[Member]:
                     source = tar.extractfile(info)
                     if source is not None:
                         _copy_capped(source, target / name, MAX_MEMBER_BYTES)   # type: ignore[operator]
+                elif info.size > MAX_MEMBER_BYTES or total + info.size > MAX_TOTAL_BYTES:
+                    members.append(Member(name or info.name, reason + "; the members after it not read", info.size))
+                    break
                 members.append(Member(name or info.name, reason, info.size))
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise InputError(f"{label}: damaged archive ({exc.__class__.__name__}: {exc})") from None
@@ -214,7 +227,11 @@ def _refusal(raw: str, name: str | None, regular: bool, size: int, total: int) -
     return ""
 
 
-def _unpack_zip(path: Path, target: Path, label: str) -> list[Member]:
+def _over_budget(name: str) -> Member:
+    return Member(name, f"more than {MAX_FILES} files in the upload; the rest of the archive not unpacked", 0)
+
+
+def _unpack_zip(path: Path, target: Path, label: str, budget: int = MAX_FILES) -> list[Member]:
     members: list[Member] = []
     total = 0
     try:
@@ -225,6 +242,9 @@ def _unpack_zip(path: Path, target: Path, label: str) -> list[Member]:
             for info in infos:
                 if info.is_dir():
                     continue
+                if len(members) >= budget:
+                    members.append(_over_budget(info.filename))
+                    break
                 name = safe_member_name(info.filename)
                 reason = _refusal(info.filename, name, not _zip_link(info), info.file_size, total)
                 if not reason:
