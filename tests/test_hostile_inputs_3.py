@@ -106,3 +106,37 @@ def test_fifo_and_device_arguments_are_refused_in_one_line(tmp_path: Path) -> No
     report, seen = _inputs(done)
     assert done.returncode == 1 and report["diagnoses"][0]["cause"] == "port_blocked"
     assert "not a regular file" in seen["pipe.log"]["reason"] and "not a regular file" in seen["zero"]["reason"]
+
+
+# traces
+
+def _trace(events: list[dict]) -> str:
+    return json.dumps({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 2},
+                       "traceEvents": events})
+
+
+def _op(ts: float, dur: float, name: str = "aten::mm") -> dict:
+    return {"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": dur}
+
+
+def test_trace_whose_events_span_hours_is_bounded(tmp_path: Path) -> None:
+    (tmp_path / "long.json").write_text(_trace([_op(1, 2e10)]))
+    (tmp_path / "spread.json").write_text(_trace([_op(i * 1e6, 10) for i in range(50_000)]))
+    (tmp_path / "ok.json").write_text(_trace([_op(i * 100, 50) for i in range(1000)]))
+    paths = [tmp_path / n for n in ("long.json", "spread.json", "ok.json")]
+    done = run_capped("analyze", "--json", *map(str, paths), str(_log(tmp_path)), tmp=tmp_path / "tmp",
+                      timeout=60, memory=2 * 2**30)
+    refused_but_kept(done, tmp_path / "tmp")
+    report, seen = _inputs(done)
+    assert done.returncode == 1 and seen["ok.json"]["status"] == "ok"
+    for name in ("long.json", "spread.json"):
+        assert seen[name]["status"] == "skipped" and "windows" in seen[name]["reason"], seen[name]
+
+
+def test_trace_with_a_60_mb_string_is_read_in_linear_time(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_text('{"schemaVersion": 1, "traceEvents": [' + json.dumps(_op(1, 5, "x" * (60 * 2**20))) + ', '
+                    + json.dumps(_op(10, 5)) + "]}")
+    done = run_capped("analyze", "--json", str(path), str(_log(tmp_path)), tmp=tmp_path / "tmp", timeout=20)
+    refused_but_kept(done, tmp_path / "tmp")
+    assert done.returncode == 1
