@@ -234,3 +234,31 @@ def test_tui_shows_no_control_sequence_from_an_input(tmp_path: Path) -> None:
     assert any("pwned" in text for text in shown[:-1]), shown
     for text in shown:
         assert "\x1b" not in text and "\x07" not in text
+
+
+# 2. snapshot pickles: objects capped, not bytes; shared references; segments x blocks; devices x segments
+
+def test_pickle_of_twenty_million_empty_dicts_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    import resource
+    bomb = b"\x80\x02]" + (b"(" + b"}" * 1000 + b"e") * 20_000 + b"."   # 20 M empty dicts from 20 MB of pickle
+    path = tmp_path / "bomb.pickle.gz"
+    path.write_bytes(gzip.compress(bomb, 9))
+    assert path.stat().st_size < 100_000
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    seen = _analyze_keeps_the_log(path, tmp_path)
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert seen["bomb.pickle.gz"]["status"] == "skipped" and "memory" in seen["bomb.pickle.gz"]["reason"]
+    assert peak_kib < 1_200_000 or peak_kib == before, f"peak RSS {peak_kib} KiB"   # building them all: 1.5 GB
+
+
+def test_snapshot_of_shared_references_and_shared_blocks_is_bounded(tmp_path: Path) -> None:
+    tree: object = "torch/optim/adam.py"
+    for _ in range(60):                                   # 2^60 leaves once printed
+        tree = [tree, tree]
+    blocks = [{"size": 1, "state": "active_allocated", "frames": [{"filename": tree, "name": tree}]}] * 20_000
+    segments = [{"device": d % 3000, "total_size": 1, "blocks": blocks} for d in range(20_000)]
+    path = tmp_path / "shared.pickle"
+    path.write_bytes(pickle.dumps({"segments": segments}, protocol=4))
+    assert path.stat().st_size < 1_000_000
+    seen = _analyze_keeps_the_log(path, tmp_path, timeout=60)
+    assert seen["shared.pickle"]["status"] == "skipped"
