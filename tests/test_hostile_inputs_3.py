@@ -140,3 +140,34 @@ def test_trace_with_a_60_mb_string_is_read_in_linear_time(tmp_path: Path) -> Non
     done = run_capped("analyze", "--json", str(path), str(_log(tmp_path)), tmp=tmp_path / "tmp", timeout=20)
     refused_but_kept(done, tmp_path / "tmp")
     assert done.returncode == 1
+
+
+# regexes, through the command line
+
+def test_nvidia_smi_report_with_a_line_of_spaces_is_read_in_bounded_time(tmp_path: Path) -> None:
+    source = REPO / "fixtures/probes/nvidia_smi_query/h100-sxm-2gpu-x8-thermal-ecc.txt"
+    lines = source.read_text().splitlines(keepends=True)
+    path = tmp_path / "nvidia-smi-q.txt"
+    path.write_text("".join(lines[:12]) + ":" + " " * 2000 + ":x\n" + "".join(lines[12:]))    # 50 s a line before
+    done = run_capped("analyze", "--json", str(path), str(_log(tmp_path)), tmp=tmp_path / "tmp", timeout=20)
+    refused_but_kept(done, tmp_path / "tmp")
+    report, seen = _inputs(done)
+    assert "nvidia_smi_query" in seen["nvidia-smi-q.txt"]["kinds"]
+
+
+def test_oom_message_with_ten_thousand_continuation_lines_is_bounded(tmp_path: Path) -> None:
+    path = tmp_path / "rank0.log"
+    head = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            "79.10 GiB of which 1.50 GiB is free.\n")
+    path.write_text(head + ("9" * 4000 + " free\n") * 10_000)
+    done = run_capped("analyze", "--json", str(path), str(_log(tmp_path)), tmp=tmp_path / "tmp", timeout=30)
+    refused_but_kept(done, tmp_path / "tmp")
+    assert done.returncode == 1
+
+
+def test_gloo_line_of_repeated_timeouts_is_bounded(tmp_path: Path) -> None:
+    path = tmp_path / "rank0.log"
+    path.write_text(("timed out connecting " * 190 + "\n") * 20)
+    done = run_capped("analyze", "--json", str(path), str(_log(tmp_path)), tmp=tmp_path / "tmp", timeout=20)
+    refused_but_kept(done, tmp_path / "tmp")
+    assert done.returncode == 1

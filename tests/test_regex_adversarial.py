@@ -24,20 +24,21 @@ LIMIT_S = 0.5
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     found = []
-    for info in pkgutil.iter_modules(probes.__path__):
-        module = importlib.import_module(f"probes.{info.name}")
+    modules = [f"probes.{info.name}" for info in pkgutil.iter_modules(probes.__path__)] + ["doctor.probing.lines"]
+    for module_name in modules:
+        module, short = importlib.import_module(module_name), module_name.rsplit(".", 1)[-1]
         for name, value in vars(module).items():
             if isinstance(value, LazyPattern):
                 value.search("")                                     # compile it
-                found.append((f"{info.name}.{name}", value._compiled))
+                found.append((f"{short}.{name}", value._compiled))
             elif isinstance(value, re.Pattern):
-                found.append((f"{info.name}.{name}", value))
+                found.append((f"{short}.{name}", value))
             elif isinstance(value, (tuple, dict)):
                 inner = value.values() if isinstance(value, dict) else value
                 for i, item in enumerate(x for v in inner for x in (v if isinstance(v, tuple) else (v,))):
                     if isinstance(item, LazyPattern):
                         item.search("")
-                        found.append((f"{info.name}.{name}[{i}]", item._compiled))
+                        found.append((f"{short}.{name}[{i}]", item._compiled))
     return found
 
 
