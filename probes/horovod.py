@@ -37,7 +37,7 @@ _START_TIMEOUT = lazy_compile(r"Timed out waiting for (?P<what>tasks to start|th
 _SHUTDOWN = lazy_compile(r"Horovod has been shut down\.")
 _STALL = lazy_compile(r"submitted to be reduced, gathered or broadcasted by subset of ranks.*?more than (?P<secs>\d+) seconds")
 _MISSING_BLOCK = lazy_compile(r"^\s*(?P<rank>\d+): \[(?P<tensors>[^\]]*)\]?")
-_MISSING_INLINE = lazy_compile(r"(?P<tensor>[\w/.\-]+) \[missing ranks: (?P<ranks>[\d, ]+)\]")
+_MISSING_INLINE = lazy_compile(r"(?<![\w/.\-])(?P<tensor>[\w/.\-]+) \[missing ranks: (?P<ranks>[\d, ]+)\]")
 _RDZV_ENV = lazy_compile(r"HOROVOD_GLOO_RENDEZVOUS_(?P<key>ADDR|PORT)=['\"]?(?P<value>[\w.:\-]+)")
 _EXIT = lazy_compile(r"Process (?P<rank>\d+) exit with status code (?P<code>-?\d+)")
 _OPS = (("allreduce", "allreduce"), ("allgather", "allgather"), ("broadcast", "broadcast"), ("alltoall", "alltoall"),

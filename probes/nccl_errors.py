@@ -26,7 +26,7 @@ _CODES: tuple[tuple[str, str], ...] = (
     ("ncclRemoteError", "remote"), ("unhandled cuda error", "cuda"), ("ncclUnhandledCudaError", "cuda"),
     ("ncclInProgress", "timeout"),
 )
-_WARN = lazy_compile(r"(?:(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+NCCL WARN|(?P<src2>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+WARN|NCCL WARN)\s+(?P<msg>.*)")
+_WARN = lazy_compile(r"(?:(?<![\w/.\-])(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+NCCL WARN|(?<![\w/.\-])(?P<src2>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+WARN|NCCL WARN)\s+(?P<msg>.*)")
 _VERSION_TAIL = lazy_compile(r"NCCL version (?P<v>\d+\.\d+\.\d+)")
 _QP = lazy_compile(r"Call to (?P<call>ibv_\w+) failed(?: with(?: error)?)?\s*(?P<rest>.*)")
 _GID_INDEX = lazy_compile(r"GID index (?P<i>\d+)")

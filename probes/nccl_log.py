@@ -20,7 +20,7 @@ from doctor.probing.lines import address_class, version_num, virtual_interface, 
 from doctor.probing.regex import lazy_compile
 
 _VERSION = lazy_compile(r"NCCL version:? ?(?P<v>\d+\.\d+\.\d+)(?:\+cuda(?P<cuda>[\d.]+))?")
-_IFACES = lazy_compile(r"(?:\[\d+\])?(?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]+(?:%[\w.\-]+)?)<\d+>")
+_IFACES = lazy_compile(r"(?<![\w.\-@])(?:\[\d+\])?(?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]{1,64}(?:%[\w.\-]+)?)<\d+>")
 _USING_NET = lazy_compile(r"Using network (?P<net>[\w ./\-]+?)\s*$")
 _NET_USING = lazy_compile(r"NET/(?P<net>IB|Socket|OFI|AWS Libfabric|\w+)\s*: Using \[")
 _GDR_HCA = lazy_compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for HCA \d+ '(?P<hca>[^']+)'")

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from typing import Callable
 
 from doctor import __version__
 from doctor.cli.exit_codes import ExitCode
 from doctor.errors import DoctorError
+from doctor.printable import printable
 
 # verb -> (module, one-line help). A verb's module is imported only when that verb is on the command
 # line (for its arguments and its run()), so `doctor --help` imports none and `doctor analyze` only
@@ -72,18 +74,23 @@ def _arguments(module: str) -> Callable[[argparse.ArgumentParser], None]:
     return importlib.import_module(module).add_arguments  # type: ignore[no-any-return]
 
 
+def _terminated(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_module", None):
         parser.print_help()
         return ExitCode.USAGE
+    signal.signal(signal.SIGTERM, _terminated)      # unwind, so that temporary folders are removed
     try:
         return int(importlib.import_module(args._module).run(args))
     except DoctorError as err:
         if args.traceback:
             raise
-        print(f"doctor: {err}", file=sys.stderr)
+        print(f"doctor: {printable(' '.join(str(err).splitlines()))}", file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         print("doctor: interrupted", file=sys.stderr)
@@ -93,6 +100,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 - the last line of defence: one line, never a traceback
         if args.traceback:
             raise
-        print(f"doctor: internal error: {err.__class__.__name__}: {err} (run with --traceback for details)",
+        print(f"doctor: internal error: {err.__class__.__name__}: {printable(str(err))} (run with --traceback for details)",
               file=sys.stderr)
         return 4

@@ -7,6 +7,7 @@ from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
 
+from doctor.printable import printable
 from doctor.rank import Diagnosis
 from doctor.report.model import Report
 
@@ -24,11 +25,11 @@ def evidence_lines(d: Diagnosis) -> list[RenderableType]:
     out: list[RenderableType] = []
     for e in d.evidence:
         where = f"{e.source}:{e.line}" if e.line else e.source
-        out.append(Text("  ") + Text(where, style="bold cyan"))
+        out.append(Text("  ") + Text(printable(where), style="bold cyan"))
         if e.text:
-            out.append(Padding(Text(e.text, style="italic"), (0, 0, 0, 4)))
+            out.append(Padding(Text(printable(e.text), style="italic"), (0, 0, 0, 4)))
         if e.note:
-            out.append(Padding(Text("↳ " + e.note, style="grey50"), (0, 0, 0, 4)))
+            out.append(Padding(Text("↳ " + printable(e.note), style="grey50"), (0, 0, 0, 4)))
     return out
 
 
@@ -54,7 +55,7 @@ def render(report: Report) -> RenderableType:
     skipped = [i for i in report.inputs if i.status != "ok"]
     parts.append(Text(f"Read {len(read)} input(s), {len(report.facts)} facts.", style="grey50"))
     for item in skipped:
-        parts.append(Text(f"skipped {item.path}: {item.reason}", style="yellow"))
+        parts.append(Text(printable(f"skipped {item.path}: {item.reason}"), style="yellow"))
     if report.healthy:
         parts.append(Text("No known cause found in these inputs.", style="bold green"))
         parts.append(Text("Add more artifacts (NCCL_DEBUG=INFO log, nvidia-smi topo -m, collect_env) or run "
