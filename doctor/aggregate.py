@@ -8,18 +8,23 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable
 
-from doctor.aggregate_node import gid_choice, hca_check, ib_summary, rail_layout
+from doctor.aggregate_flight_recorder import flight_recorder, inspector_lag, stack_outliers
+from doctor.aggregate_node import gid_choice, hca_check, ib_summary, qp_timeouts, rail_layout
 from doctor.bandwidth import expected_bandwidth
 from doctor.aggregate_cluster import busbw_check, node_skew, pcie_summary, slow_links, stragglers
 from doctor.aggregate_cluster import ib_summary as job_ib_summary
 from doctor.facts import Fact
 from doctor.facts.collective import CollectiveProgress, CollectiveTimeout, RankLag
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, VersionSkew
-from doctor.facts.launch import HostName, HostsEntry, LaunchOption, RendezvousEndpoint
-from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclLog, NcclNet, NcclSummary, NcclVersion
+from doctor.facts.launch import ConnectError, HostName, HostsEntry, LaunchOption, RendezvousEndpoint, RendezvousTimeout
+from doctor.facts.fabric import IbPort
+from doctor.facts.nccl import GdrState, NcclChannel, NcclHca, NcclLog, NcclNet, NcclSummary, NcclVersion
 from doctor.facts.topo import TopoLink, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
+from doctor.aggregate_host import HOST_AGGREGATORS
+from doctor.known_bugs import known_bugs
 from doctor.launch_checks import LAUNCH_AGGREGATORS
+from doctor.probing.hosts import UNKNOWN
 from doctor.verdicts import bench_verdicts
 from doctor.traces.skew import trace_job, trace_skew
 
@@ -34,13 +39,16 @@ def version_skew(facts: list[Fact]) -> list[Fact]:
     """Same package, different versions on different nodes (NCCL versions from logs count too).
 
     Per node the most specific version string wins ('2.3.1+cu121' over '2.3.1'), so one node reporting a
-    package twice in two wordings is not a skew; two nodes disagreeing is.
+    package twice in two wordings is not a skew; two nodes disagreeing is. A fact of a file whose content names
+    no host (node unknown) belongs to no node: it cannot make a skew, with a known node or with another file.
     """
     per_node: dict[str, dict[str, Fact]] = defaultdict(dict)
     for f in _of(facts, PackageVersion):
-        _keep_most_specific(per_node[f.name], f)
+        if f.node != UNKNOWN:
+            _keep_most_specific(per_node[f.name], f)
     for f in _of(facts, NcclVersion):
-        _keep_most_specific(per_node["nccl (runtime)"], f)
+        if f.node != UNKNOWN:
+            _keep_most_specific(per_node["nccl (runtime)"], f)
     out: list[Fact] = []
     for name, by_node in sorted(per_node.items()):
         nodes_of: dict[str, list[str]] = defaultdict(list)
@@ -63,13 +71,19 @@ def _keep_most_specific(by_node: dict[str, Fact], fact: Fact) -> None:
 
 
 def nccl_summary(facts: list[Fact]) -> list[Fact]:
-    """Per node with NCCL output: which network and GDR it used, whether IB was configured anywhere in the job."""
+    """Per node with NCCL output: which network and GDR it used, whether the job has IB, how many nodes it spans.
+
+    IB is "configured" only from evidence that the fabric exists or the user asked for it: RDMA ports (ibv_devinfo,
+    ibstat, rdma link), NCCL's "NET/IB : Using [..]", NCCL_IB_* set by the user, /dev/infiniband in the container.
+    NCCL's own "NET/IB : No device found" is not such evidence: every machine without an HCA prints it.
+    """
     logs = _of(facts, NcclLog)
     if not logs:
         return []
     ib_configured = any(isinstance(f, EnvVar) and f.name in _IB_ENV and f.value not in ("", "0") for f in facts) or \
-        any(isinstance(f, EnvVar) and f.name == "NCCL_IB_DISABLE" and f.value == "0" for f in facts) or \
-        any(isinstance(f, ContainerDevice) and f.name in ("/dev/infiniband", "rdma_resource") for f in facts)
+        any(isinstance(f, ContainerDevice) and f.name in ("/dev/infiniband", "rdma_resource") for f in facts) or \
+        any(isinstance(f, (IbPort, NcclHca)) for f in facts)
+    nodes = job_nodes(facts)
     out: list[Fact] = []
     for log in logs:
         mine = [f for f in facts if f.node == log.node]
@@ -79,8 +93,22 @@ def nccl_summary(facts: list[Fact]) -> list[Fact]:
             ib_used="IB" in nets, socket_used="Socket" in nets,
             gdr_seen=any(f.gdr for f in _of(mine, NcclChannel)) or any(f.enabled for f in _of(mine, GdrState)),
             net_channels=sum(1 for f in _of(mine, NcclChannel) if f.remote),
-            ib_configured=ib_configured or any(f.reason == "no_device" for f in _of(mine, IbUnavailable))))
+            ib_configured=ib_configured, nodes=nodes))
     return out
+
+
+def job_nodes(facts: list[Fact]) -> int:
+    """Nodes of the job as NCCL saw them: its own nNodes, else 2+ when a channel crosses the network or NCCL lines
+    name several hosts, else 1 when every channel stays inside the node; -1 when nothing says."""
+    logs = _of(facts, NcclLog)
+    said = max((f.nodes for f in logs), default=-1)
+    if said > 0:
+        return said
+    hosts = {f.node for f in logs if f.node != UNKNOWN}
+    channels = _of(facts, NcclChannel)
+    if len(hosts) > 1 or any(f.remote for f in channels):
+        return max(len(hosts), 2)
+    return 1 if channels else -1
 
 
 def topo_summary(facts: list[Fact]) -> list[Fact]:
@@ -115,10 +143,13 @@ def rank_lag(facts: list[Fact]) -> list[Fact]:
 
 
 def rendezvous_endpoint(facts: list[Fact]) -> list[Fact]:
-    """Check a launcher's rendezvous/master host against this host's name and its /etc/hosts."""
+    """Check a launcher's rendezvous/master host against this host's name and its /etc/hosts, and say whether the
+    input shows the rendezvous failing (a worker's endpoint is never its own name: only a failure makes it matter)."""
     hostnames = {f.name for f in _of(facts, HostName)}
     if not hostnames:
         return []
+    failed = bool(_of(facts, RendezvousTimeout)) or any(
+        f.transport in ("rdzv", "store") for f in _of(facts, ConnectError))
     env = {f.name: f.value for f in _of(facts, EnvVar)}
     entries = {f.name for f in _of(facts, HostsEntry)}
     out: list[Fact] = []
@@ -132,7 +163,7 @@ def rendezvous_endpoint(facts: list[Fact]) -> list[Fact]:
         host = host or value
         out.append(RendezvousEndpoint(node=opt.node, origin=opt.origin, host=host, port=int(port) if port.isdigit() else -1,
                                       backend="c10d" if opt.name == "rdzv_endpoint" else "static",
-                                      matches_hostname=host in hostnames, in_hosts_file=host in entries))
+                                      matches_hostname=host in hostnames, in_hosts_file=host in entries, failed=failed))
     return out
 
 
@@ -157,8 +188,12 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     bench_verdicts,         # measurements against expectations (doctor/verdicts.py)
     *LAUNCH_AGGREGATORS,    # duplicate ranks, ignored hostfiles of the other launchers (doctor/launch_checks.py)
     ib_summary, hca_check, gid_choice, rail_layout, expected_bandwidth,     # node probes (doctor/aggregate_node.py)
+    qp_timeouts,            # ibv_modify_qp timeouts in their context: rails or RoCE GIDs (doctor/aggregate_node.py)
     node_skew, slow_links, stragglers, busbw_check, pcie_summary, job_ib_summary,     # whole job (doctor/aggregate_cluster.py)
+    flight_recorder, stack_outliers, inspector_lag,    # Flight Recorder, py-spy, NCCL Inspector: who diverged (aggregate_flight_recorder.py)
     trace_job, trace_skew,          # profiler traces of several ranks: exposed communication, stragglers, absent ranks
+    *HOST_AGGREGATORS,      # MTU across nodes, two interfaces in one subnet, firmware across nodes (doctor/aggregate_host.py)
+    known_bugs,             # versions in a documented bug's range with its symptom line (rules/data/known_bugs.yaml)
 )
 
 

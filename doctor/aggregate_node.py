@@ -4,6 +4,7 @@ ib_summary   ports and active ports per node (several tools may report one port:
 hca_check    each NCCL_IB_HCA entry against the ports the node has (prefix match, '=' exact, '^' exclude)
 gid_choice   the GID index NCCL will use on each active RoCE port against the RoCE v2 IPv4 GIDs it has
 rail_layout  how many NICs sit on a GPU's own PCIe switch (rails), with NCCL_CROSS_NIC
+qp_timeouts  each ibv_modify_qp ETIMEDOUT with the signs around it: RoCE or not, NICs, NCCL_CROSS_NIC, GID kinds
 """
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from collections import defaultdict
 
 from doctor.facts import Fact
 from doctor.facts.env import EnvVar
-from doctor.facts.fabric import GidChoice, HcaCheck, IbGid, IbPort, IbSummary, RailLayout
+from doctor.facts.fabric import GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout
+from doctor.facts.nccl import CallFailed, NcclHca
 from doctor.facts.topo import TopoNic
+from doctor.probing.hosts import UNKNOWN
 
 LOCAL = ("PIX", "PXB")         # a NIC on the GPU's own PCIe switch: GPUDirect RDMA's path
 _EMPTY_GIDS = ("::", "0000:0000:0000:0000:0000:0000:0000:0000")
@@ -104,4 +107,58 @@ def rail_layout(facts: list[Fact]) -> list[Fact]:
         first = next(iter(by_nic.values()))[0]
         out.append(RailLayout(node=node, origin=first.origin, nics=len(by_nic), rails=rails,
                               cross_nic=var.value.strip() if var else ""))
+    return out
+
+
+def _here(facts: list[Fact], node: str) -> list[Fact]:
+    """Facts of this node, and of files that name no host (they may well be this node's)."""
+    return [f for f in facts if f.node in (node, UNKNOWN)]
+
+
+def _ipv4_mapped(gid: str) -> str:
+    """'10.6.0.4' for '::ffff:10.6.0.4', else ''."""
+    return gid.lower().removeprefix("::ffff:") if gid.lower().startswith("::ffff:") and "." in gid else ""
+
+
+def _gid_pair(local: str, remote: str) -> str:
+    if not (local and remote):
+        return ""
+    a, b = _ipv4_mapped(local), _ipv4_mapped(remote)
+    if bool(a) != bool(b):
+        return "mixed"
+    if a and b:
+        return "same_subnet" if a.rsplit(".", 1)[0] == b.rsplit(".", 1)[0] else "cross_subnet"
+    return ""
+
+
+def _gid_wrong(call: CallFailed, roce: bool, pair: str, choices: list[GidChoice]) -> str:
+    if pair == "mixed":
+        return f"the two ends use different GID kinds (local {call.local_gid}, remote {call.remote_gid}): one side is not on the RoCE v2 IPv4 GID"
+    if roce and call.local_gid.lower().startswith("fe80"):
+        return f"local GID {call.local_gid} is link-local on RoCE: it does not route beyond the L2 segment"
+    for g in choices:
+        if g.v2_index >= 0 and call.gid_index >= 0 and call.gid_index != g.v2_index:
+            return f"GID index {call.gid_index} is not the port's RoCE v2 IPv4 GID (index {g.v2_index})"
+    return ""
+
+
+def qp_timeouts(facts: list[Fact]) -> list[Fact]:
+    out: list[Fact] = []
+    derived = gid_choice(facts) + rail_layout(facts)      # aggregators see only gathered facts: derive what it needs
+    for call in facts:
+        if not (isinstance(call, CallFailed) and call.call == "ibv_modify_qp" and call.errno == "ETIMEDOUT"):
+            continue
+        here = _here(facts, call.node)
+        hcas = [f for f in here if isinstance(f, NcclHca)]
+        ports = [f for f in here if isinstance(f, IbPort)]
+        rails = [f for f in derived if isinstance(f, RailLayout) and f.node in (call.node, UNKNOWN)]
+        roce = call.roce or any(h.link_layer == "RoCE" for h in hcas) or any(p.roce for p in ports)
+        nics = max(len({h.name for h in hcas}), len({p.device for p in ports}), *(r.nics for r in rails), 0)
+        var = _setting(facts, "NCCL_CROSS_NIC", call.node)
+        pair = _gid_pair(call.local_gid, call.remote_gid)
+        choices = [f for f in derived if isinstance(f, GidChoice) and f.node in (call.node, UNKNOWN)
+                   and f"{f.device}:{f.port}" == call.resource]
+        out.append(QpTimeout(node=call.node, rank=call.rank, origin=call.origin, device=call.resource,
+                             gid_index=call.gid_index, roce=roce, nics=nics, cross_nic=var.value.strip() if var else "",
+                             gid_pair=pair, gid_wrong=_gid_wrong(call, roce, pair, choices)))
     return out

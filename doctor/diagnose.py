@@ -5,10 +5,12 @@ import threading
 from functools import lru_cache
 
 from doctor.aggregate import aggregate
-from doctor.engine import run
+from doctor.engine import Finding, run
 from doctor.facts import Fact
 from doctor.probing.offline import gather_files
-from doctor.rank import rank
+from doctor.judgement.context import read_symptom
+from doctor.judgement.unknowns import differential, unexplained_lines
+from doctor.rank import Evidence, rank
 from doctor.report.model import Report
 from doctor.rulebase.load import load_causes, load_rules
 from doctor.rulebase.model import Rule
@@ -33,7 +35,21 @@ def diagnose_facts(facts: list[Fact], symptom: str | None = None, engine: str = 
     all_rules, causes = rule_base()
     facts = aggregate(facts)
     findings = run(rules if rules is not None else all_rules, facts, engine)
-    return Report(diagnoses=rank(findings, causes, symptom), facts=facts, symptom=symptom)
+    return report_of(findings, facts, causes, symptom)
+
+
+SURE = 0.5        # below this top probability, error lines left unexplained bring the symptom's differential
+
+
+def report_of(findings: list[Finding], facts: list[Fact], causes: dict, symptom: str | None) -> Report:
+    """The ranked diagnoses, and the error lines no rule explains with the symptom's differential."""
+    left = unexplained_lines(facts, findings)
+    lines = [Evidence(f.origin.source, f.origin.line, f.origin.text) for f in left]
+    diagnoses = rank(findings, causes, symptom, facts)
+    unsure = lines and not any(d.confidence >= SURE for d in diagnoses)
+    shown = symptom or read_symptom(facts, fallback=True)
+    return Report(diagnoses=diagnoses, facts=facts, symptom=symptom, unexplained_lines=lines,
+                  differential=differential(shown) if unsure else None)
 
 
 def diagnose_files(paths: list[str], symptom: str | None = None, engine: str = "native",

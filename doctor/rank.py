@@ -1,18 +1,22 @@
-"""Findings -> ranked diagnoses: one per cause, noisy-OR of the rules that support it, lowered by negative evidence.
+"""Findings -> ranked diagnoses: a fitted, calibrated differential diagnosis (doctor/judgement/, rules/README.md).
 
-Order: score, then number of evidence lines, then cause id: deterministic for the same input.
+Each cause with support gets a probability from the softmax of doctor/judgement/model.py; what the causes shown
+do not take is the "unexplained" share. Order: probability, then number of evidence lines, then cause id:
+deterministic for the same input.
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from doctor.engine import Finding
-from doctor.facts import Origin
+from doctor.facts import Fact, Origin
+from doctor.judgement import context
+from doctor.judgement.evidence import counted
+from doctor.judgement.model import CaseView, Model, load, shown, with_priors
 from doctor.templates import render
 
 MAX_EVIDENCE = 8
-OFF_SYMPTOM_FACTOR = 0.6   # a cause that does not explain the stated symptom keeps 60% of its score
 
 
 @dataclass(frozen=True)
@@ -36,42 +40,62 @@ class Diagnosis:
     lowered_by: list[str] = field(default_factory=list)
 
 
-def rank(findings: list[Finding], causes: dict[str, dict], symptom: str | None = None) -> list[Diagnosis]:
-    support: dict[str, list[Finding]] = defaultdict(list)
-    lower: dict[str, list[Finding]] = defaultdict(list)
+@lru_cache(maxsize=4)
+def _shipped(causes_key: tuple[tuple[str, tuple[str, ...]], ...]) -> Model:
+    return load({c: {"symptoms": list(s)} for c, s in causes_key})
+
+
+def shipped_model(causes: dict[str, dict]) -> Model:
+    """The model of rules/weights.yaml for this cause table (read once)."""
+    return _shipped(tuple(sorted((c, tuple(v.get("symptoms") or ())) for c, v in causes.items())))
+
+
+def view(findings: list[Finding], facts: list[Fact], symptom: str | None) -> CaseView:
+    """What the model sees: the rules that count per cause, the symptom (given, else read), the context."""
+    return CaseView(counted(findings), symptom or context.read_symptom(facts, fallback=True), context.features(facts),
+                    symptom_given=bool(symptom))
+
+
+def rank(findings: list[Finding], causes: dict[str, dict], symptom: str | None = None,
+         facts: list[Fact] | None = None, model: Model | None = None) -> list[Diagnosis]:
+    model = with_priors(model or shipped_model(causes), [f.rule for f in findings])
+    seen = view(findings, facts or [], symptom)
+    probabilities = shown(model.probabilities(seen), seen)
+    by_cause: dict[str, list[Finding]] = {}
     for f in findings:
-        (lower if f.rule.effect == "lower" else support)[f.rule.cause].append(f)
-    out = [_diagnose(cause, fs, lower.get(cause, []), causes, symptom) for cause, fs in support.items()]
+        by_cause.setdefault(f.rule.cause, []).append(f)
+    sign = context.symptom_fact(facts or [])
+    out = [_diagnose(cause, by_cause[cause], p) if cause in seen.evidence else _guess(cause, causes, p, seen, sign)
+           for cause, p in probabilities.items()]
     out.sort(key=lambda d: (-d.confidence, -len(d.evidence), d.cause))
     return out
 
 
-def noisy_or(values: list[float]) -> float:
-    remaining = 1.0
-    for v in values:
-        remaining *= 1.0 - v
-    return 1.0 - remaining
-
-
-def _diagnose(cause: str, findings: list[Finding], lowering: list[Finding], causes: dict[str, dict],
-              symptom: str | None) -> Diagnosis:
+def _diagnose(cause: str, findings: list[Finding], probability: float) -> Diagnosis:
+    support = [f for f in findings if f.rule.effect != "lower"]
     best_per_rule: dict[str, Finding] = {}
-    for f in findings:
+    for f in support:
         best_per_rule.setdefault(f.rule.id, f)
     ordered = sorted(best_per_rule.values(), key=lambda f: (-f.rule.confidence, f.rule.id))
-    score = noisy_or([f.rule.confidence for f in ordered])
-    lowered_ids = sorted({f.rule.id for f in lowering})
-    for rule_id in lowered_ids:
-        score *= 1.0 - next(f.rule.confidence for f in lowering if f.rule.id == rule_id)
-    if symptom and symptom not in causes.get(cause, {}).get("symptoms", [symptom]):
-        score *= OFF_SYMPTOM_FACTOR
     top = ordered[0]
     bound = top.bound()
     return Diagnosis(
-        cause=cause, title=render(top.rule.title, bound), confidence=round(min(score, 0.99), 3),
-        rules=[f.rule.id for f in ordered], evidence=_evidence(findings),
+        cause=cause, title=render(top.rule.title, bound), confidence=round(probability, 3),
+        rules=[f.rule.id for f in ordered], evidence=_evidence(support),
         fix_summary=render(top.rule.fix_summary, bound), fix_steps=[render(s, bound) for s in top.rule.fix_steps],
-        next_checks=_next(ordered), lowered_by=lowered_ids)
+        next_checks=_next(ordered), lowered_by=sorted({f.rule.id for f in findings if f.rule.effect == "lower"}))
+
+
+def _guess(cause: str, causes: dict[str, dict], probability: float, seen: CaseView, sign: Fact | None) -> Diagnosis:
+    """A cause no rule supports, that the symptom alone makes possible: the taxonomy's title, fix and signs."""
+    entry = causes.get(cause, {})
+    evidence = [Evidence(sign.origin.source, sign.origin.line, sign.origin.text,
+                         f"shows the symptom {seen.symptom}; no rule points at this cause")] if sign and sign.origin.source else []
+    signs = entry.get("signs", "")
+    return Diagnosis(cause=cause, title=f"possible for {seen.symptom}: {entry.get('title', cause)}",
+                     confidence=round(probability, 3), rules=[], evidence=evidence,
+                     fix_summary=entry.get("fix", ""), fix_steps=[],
+                     next_checks=[f"look for its signs: {signs}"] if signs else [])
 
 
 def _evidence(findings: list[Finding]) -> list[Evidence]:

@@ -18,7 +18,10 @@ from probes.cuda_errors import CudaErrors
 from probes.deepspeed import DeepSpeed
 from probes.dev_shm import ShmLines
 from probes.env_vars import EnvVars
+from probes.ethtool_info import EthtoolInfo
+from probes.error_lines import ErrorLines
 from probes.expectations import Expectations
+from probes.flight_recorder import FlightRecorderDump
 from probes.gpu_utilisation import DmonLog, QueryGpuCsv
 from probes.horovod import Horovod
 from probes.host_config import HostConfig
@@ -35,6 +38,8 @@ from probes.limits import MemlockLines, MemlockValue
 from probes.lspci import Lspci
 from probes.memory_snapshot import MemorySnapshotProbe
 from probes.nccl_errors import NcclErrors
+from probes.nccl_inspector import NcclInspector
+from probes.nccl_ras import NcclRasJson, NcclRasText
 from probes.nccl_log import NcclLogProbe
 from probes.nccl_tests import NcclTests
 from probes.nccl_tests_json import NcclTestsJson
@@ -44,9 +49,11 @@ from probes.nvidia_smi_query import NvidiaSmiQuery
 from probes.nvlink_status import NvlinkStatus
 from probes.nvml import NvmlReadings
 from probes.oom import OomMessages
+from probes.open_files import OpenFiles
 from probes.openmpi import OpenMpi
 from probes.pcie_kernel import PcieKernelLines
 from probes.perftest import Perftest
+from probes.pyspy_dump import PySpyJson, PySpyText
 from probes.rdma_link import RdmaLink
 from probes.reachability import ReachabilityReport
 from probes.remote_shell import RemoteShell
@@ -70,6 +77,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     ContainerSpec,      # devices and capabilities given to a container
     NcclTests,          # nccl-tests output
     MemlockLines,       # ulimit -a
+    OpenFiles,          # ulimit -n / open files (-n), EMFILE 'Too many open files'
     TrainLog,           # per-step timings of training logs
     Iperf3Text,         # iperf3 text output: the throughput that arrived
     RemoteShell,        # ssh / pdsh as launchers use them: unreachable hosts, refused keys
@@ -82,6 +90,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     ShmLines,           # df / ls -ld / mount lines for /dev/shm
     IommuLines,         # kernel command line and boot log: IOMMU translating or passthrough
     PcieKernelLines,    # kernel: "available PCIe bandwidth, limited by ..."
+    ErrorLines,         # error-looking lines of any origin: the report lists those no rule explained
 )
 
 DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
@@ -98,16 +107,23 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     NvmlReadings,       # NVML readings saved as JSON by the live reader
     IbvDevinfo,         # ibv_devinfo [-v]: ports, link layer, GIDs
     IbStatus,           # ibstat / ibstatus
+    EthtoolInfo,        # ethtool -i: adapter driver and firmware
     RdmaLink,           # rdma link
     KernelModules,      # /proc/modules, lsmod
     Lspci,              # lspci -vvv: LnkCap/LnkSta, ACSCtl
     NetInterfaces,      # ip -j addr / ip addr
     ReachabilityReport, # MASTER_ADDR:MASTER_PORT and peers, resolution and TCP connect
     DmonLog,            # nvidia-smi dmon utilisation logs
+    NcclRasText,        # ncclras: communicators with missing, dead or lagging ranks
+    NcclRasJson,        # ncclras -f json
+    NcclInspector,      # NCCL Inspector JSON lines, one file per rank
+    PySpyText,          # py-spy dump: where each rank's main thread stands
+    PySpyJson,          # py-spy dump --json
     QueryGpuCsv,        # nvidia-smi --query-gpu=utilization.gpu,... --format=csv logs (and the NVML sampler's)
 )
 
 STREAM_PROBES: tuple[type[StreamProbe], ...] = (
+    FlightRecorderDump,  # PyTorch Flight Recorder dumps (pickle or JSON), before the memory snapshot's any-pickle
     KinetoTrace,        # torch.profiler / Kineto chrome traces (.json, .json.gz), streamed
     MemorySnapshotProbe,  # torch.cuda.memory._dump_snapshot pickles, read without pickle.load
 )
@@ -131,6 +147,10 @@ LIVE_PROBES: tuple[LiveProbe, ...] = (
     LiveProbe("lspci", ("lspci", "-vvv"), "lspci", 20),
     LiveProbe("dev_shm", ("sh", "-c", "df -k /dev/shm; ls -ld /dev/shm"), "", 5),
     LiveProbe("memlock", ("sh", "-c", "ulimit -l"), "memlock_value", 5),
+    LiveProbe("open_files", ("sh", "-c", "ulimit -a | grep -iE 'open files|nofiles'"), "", 5),
+    LiveProbe("ethtool", ("sh", "-c", "command -v ethtool >/dev/null || { echo 'ethtool: not found' >&2; exit 127; }; "
+                                      "for n in /sys/class/net/*; do ethtool -i ${n##*/} 2>/dev/null; done"), "ethtool_info", 10,
+              skip_when=("ethtool: not found",)),
     LiveProbe("net_interfaces", ("ip", "-j", "-p", "addr", "show"), "net_interfaces", 5,
               fallbacks=(reader("probes.net_interfaces:read_live"),)),
     LiveProbe("reachability", reader("probes.reachability:read_live"), "reachability", 15,

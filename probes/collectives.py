@@ -17,6 +17,7 @@ from doctor.probing.contract import LineProbe
 from doctor.probing.regex import lazy_compile
 
 _RANK = lazy_compile(r"\[Rank (?P<r>\d+)\]")
+_NUMEL = lazy_compile(r"NumelIn=(?P<n>\d+)")
 _WORK = lazy_compile(r"Work\w*\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<ms>\d+))?")
 _PROGRESS = lazy_compile(r"last enqueued (?:NCCL )?work: (?P<enq>-?\d+), last completed (?:NCCL )?work: (?P<done>-?\d+)")
 _TIMEOUT_AT = lazy_compile(r"Timeout at NCCL work: (?P<seq>\d+)")
@@ -38,10 +39,10 @@ class Collectives(LineProbe):
         rank_m = _RANK.search(line)
         rank = int(rank_m["r"]) if rank_m else None
         if "Watchdog caught" in line or "collective operation timeout" in line:
-            m = _WORK.search(line)
+            m, numel = _WORK.search(line), _NUMEL.search(line)
             self.ctx.emit(CollectiveTimeout, line_no, line, rank=rank, backend="nccl", watchdog=True,
                           seq=int(m["seq"]) if m and m["seq"] else -1, op=m["op"] if m else "",
-                          timeout_s=int(m["ms"]) / 1000 if m and m["ms"] else -1)
+                          timeout_s=int(m["ms"]) / 1000 if m and m["ms"] else -1, numel=int(numel["n"]) if numel else -1)
         elif "ncclCommWatchdog" in line or "watchdogHandler" in line or "Some NCCL operations have failed" in line \
                 or "communicator was aborted" in line:
             self.ctx.emit(CollectiveTimeout, line_no, line, rank=rank, backend="nccl", watchdog=True)

@@ -16,7 +16,7 @@ Sample input:
     Process 0 exit with status code 137.
 
 The gloo rendezvous (horovodrun's HTTP key-value store, HOROVOD_GLOO_RENDEZVOUS_ADDR:PORT) is Horovod's
-rendezvous: failures to reach it are net.connect_error with transport rdzv, at the address the same input names.
+rendezvous: failures to reach it are net.connect_error with transport horovod, at the address the same input names.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ _START_TIMEOUT = lazy_compile(r"Timed out waiting for (?P<what>tasks to start|th
 _SHUTDOWN = lazy_compile(r"Horovod has been shut down\.")
 _STALL = lazy_compile(r"submitted to be reduced, gathered or broadcasted by subset of ranks.*?more than (?P<secs>\d+) seconds")
 _MISSING_BLOCK = lazy_compile(r"^\s*(?P<rank>\d+): \[(?P<tensors>[^\]]*)\]?")
-_MISSING_INLINE = lazy_compile(r"(?P<tensor>[\w/.\-]+) \[missing ranks: (?P<ranks>[\d, ]+)\]")
+_MISSING_INLINE = lazy_compile(r"(?<![\w/.\-])(?P<tensor>[\w/.\-]+) \[missing ranks: (?P<ranks>[\d, ]+)\]")
 _RDZV_ENV = lazy_compile(r"HOROVOD_GLOO_RENDEZVOUS_(?P<key>ADDR|PORT)=['\"]?(?P<value>[\w.:\-]+)")
 _EXIT = lazy_compile(r"Process (?P<rank>\d+) exit with status code (?P<code>-?\d+)")
 _OPS = (("allreduce", "allreduce"), ("allgather", "allgather"), ("broadcast", "broadcast"), ("alltoall", "alltoall"),
@@ -80,7 +80,7 @@ class Horovod(LineProbe):
         elif _HTTP_STORE.search(body) or (m := _KVSTORE.search(body)):
             port = self.rdzv.get("PORT", "")
             self._connect(n, line, rank, self.rdzv.get("ADDR", ""), int(port) if port.isdigit() else -1,
-                          outcome_of(body), "rdzv")
+                          outcome_of(body), "horovod")
         else:
             return False
         return True

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from doctor.facts.hostconf import Firmware
 from doctor.probing.contract import DocumentProbe, ParseContext
 from probes.ib_ports import PortReading, emit_gid, phys_of, state_of
 from doctor.probing.regex import lazy_compile
@@ -23,12 +24,13 @@ from doctor.probing.regex import lazy_compile
 _HCA = lazy_compile(r"^\s*hca_id:\s*(?P<dev>\S+)")
 _PORT = lazy_compile(r"^\s*port:\s*(?P<port>\d+)\s*$")
 _FIELD = lazy_compile(r"^\s*(?P<key>state|phys_state|link_layer|active_width|active_speed):\s*(?P<value>.+?)\s*$")
+_HCA_FIELD = lazy_compile(r"^\s*(?P<key>fw_ver|board_id|vendor_part_id):\s*(?P<value>\S+)\s*$")
 _GID = lazy_compile(r"^\s*GID\[\s*(?P<i>\d+)\]:\s*(?P<gid>[0-9a-fA-F:.]+)(?:,\s*(?P<kind>.+?))?\s*$")
 
 
 class IbvDevinfo(DocumentProbe):
     name = "ibv_devinfo"
-    yields = ("ib.port", "ib.gid")
+    yields = ("ib.port", "ib.gid", "hw.firmware")
     live = ("ibv_devinfo", "-v")
 
     @classmethod
@@ -39,7 +41,15 @@ class IbvDevinfo(DocumentProbe):
     def parse(self, text: str, ctx: ParseContext) -> None:
         device, reading = "", None
         width, speed = 0, -1.0
+        firmware: dict[str, dict[str, object]] = {}
         for number, line in enumerate(text.splitlines(), start=1):
+            m = _HCA_FIELD.match(line) if reading is None and device else None
+            if m:
+                entry = firmware.setdefault(device, {})
+                entry[m["key"]] = m["value"]
+                if m["key"] == "fw_ver":
+                    entry["at"] = (number, line)
+                continue
             m = _HCA.match(line) or _PORT.match(line)
             if m:
                 if reading:
@@ -73,3 +83,8 @@ class IbvDevinfo(DocumentProbe):
                 emit_gid(ctx, number, line, device, reading.port, int(m["i"]), m["gid"], m["kind"] or "")
         if reading:
             reading.emit(ctx)
+        for dev, entry in firmware.items():
+            if "at" in entry:
+                number, line = entry["at"]      # type: ignore[misc]
+                board = str(entry.get("board_id") or entry.get("vendor_part_id") or "")
+                ctx.emit(Firmware, number, line, device=dev, board=board, version=str(entry["fw_ver"]))

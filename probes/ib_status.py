@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import re
 
+from doctor.facts.hostconf import Firmware
 from doctor.probing.contract import DocumentProbe, ParseContext
 from probes.ib_ports import PortReading, emit_gid, phys_of, state_of
 from doctor.probing.regex import lazy_compile
 
 _CA = lazy_compile(r"^\s*CA '(?P<dev>[^']+)'")
 _CA_PORT = lazy_compile(r"^\s*Port (?P<port>\d+):\s*$")
+_CA_INFO = lazy_compile(r"^\s*(?P<key>CA type|Firmware version):\s*(?P<value>\S+)\s*$")
 _IBSTATUS = lazy_compile(r"^\s*Infiniband device '(?P<dev>[^']+)' port (?P<port>\d+) status:")
 _FIELD = lazy_compile(r"^\s*(?P<key>State|Physical state|Rate|Link layer|state|phys state|rate|link_layer|default gid):"
                     r"\s*(?P<value>.+?)\s*$")
@@ -31,7 +33,7 @@ _FIELD = lazy_compile(r"^\s*(?P<key>State|Physical state|Rate|Link layer|state|p
 
 class IbStatus(DocumentProbe):
     name = "ibstat"
-    yields = ("ib.port", "ib.gid")
+    yields = ("ib.port", "ib.gid", "hw.firmware")
     live = ("ibstat",)
 
     @classmethod
@@ -41,12 +43,19 @@ class IbStatus(DocumentProbe):
                                                           any(_CA_PORT.match(x) for x in lines))
 
     def parse(self, text: str, ctx: ParseContext) -> None:
-        device, reading = "", None
+        device, reading, board = "", None, ""
         for number, line in enumerate(text.splitlines(), start=1):
             m = _CA.match(line)
             if m:
                 reading = self._flush(ctx, reading)
-                device = m["dev"]
+                device, board = m["dev"], ""
+                continue
+            m = _CA_INFO.match(line) if device and reading is None else None
+            if m:
+                if m["key"] == "CA type":
+                    board = m["value"]
+                else:
+                    ctx.emit(Firmware, number, line, device=device, board=board, version=m["value"])
                 continue
             m = _CA_PORT.match(line) if device else None
             m = m or _IBSTATUS.match(line)

@@ -31,8 +31,9 @@ _GLOO_LOOPBACK = lazy_compile(r"Unable to resolve hostname to a \(local\) addres
 _CLIENT_FAILED = lazy_compile(r"client socket has failed to connect to (?:any local network address|\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+))")
 _NOT_LISTENING = lazy_compile(r"server socket on \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+) is not yet listening")
 _OLD_CONNECT_TIMEOUT = lazy_compile(r"connect\(\) timed out|Socket Timeout|TCPStore.*timed out|Timed out connecting to store")
-_GLOO_REMOTE = lazy_compile(r"(?P<what>timed out connecting|failed to connect|Connect timeout|connectFullMesh failed).*?"
-                          r"(?:SO_ERROR: (?P<err>[A-Za-z ]+))?.*?remote=\[(?P<host>[^\]]+)\](?::(?P<port>\d+))?")
+# Two searches, not one pattern: `what.*?(?:SO_ERROR...)?.*?remote=` was cubic on "timed out connecting " repeated.
+_GLOO_WHAT = lazy_compile(r"timed out connecting|failed to connect|Connect timeout|connectFullMesh failed")
+_GLOO_REMOTE = lazy_compile(r"remote=\[(?P<host>[^\]]+)\](?::(?P<port>\d+))?")
 _NCCL_CALL_CONNECT = lazy_compile(r"Call to connect failed\s*:\s*(?P<err>.*)")
 _NCCL_CONNECT = lazy_compile(r"(?:socketStartConnect|socketConnect|Connect to|connect to) (?P<host>[0-9a-fA-F:.%\[\]a-z\-]+)<(?P<port>\d+)> failed\s*:?\s*(?P<err>[^,\n]*)")
 _GAI = lazy_compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot be retrieved \(gai error: (?P<code>-?\d+)")
@@ -92,7 +93,8 @@ class LaunchErrors(LineProbe):
         return False
 
     def _gloo_connect(self, n: int, line: str) -> bool:
-        m = _GLOO_REMOTE.search(line)
+        what = _GLOO_WHAT.search(line)
+        m = _GLOO_REMOTE.search(line, what.end()) if what else None
         if not m:
             return False
         outcome = _outcome(line)

@@ -19,7 +19,7 @@ from doctor.facts.launchers import RankAnnounce
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.regex import lazy_compile
 
-_ANNOUNCE = lazy_compile(r"(?P<prefix>.*?)[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (?P<rank>\d+), MEMBER: (?P<member>\d+)/(?P<world>\d+)")
+_ANNOUNCE = lazy_compile(r"^(?P<prefix>.*?)[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (?P<rank>\d+), MEMBER: (?P<member>\d+)/(?P<world>\d+)")
 _REQUESTED = lazy_compile(r"You requested (?:gpu|GPUs|gpus|devices)s?: \[(?P<ids>[\d,\s]*)\]")
 _HAS = lazy_compile(r"But your machine only has: \[(?P<ids>[\d,\s]*)\]")
 _SLURM = lazy_compile(r"(?P<msg>You set `--ntasks=\d+` in your SLURM bash script[^\n]*|"

@@ -26,11 +26,16 @@ _CODES: tuple[tuple[str, str], ...] = (
     ("ncclRemoteError", "remote"), ("unhandled cuda error", "cuda"), ("ncclUnhandledCudaError", "cuda"),
     ("ncclInProgress", "timeout"),
 )
-_WARN = lazy_compile(r"(?:(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+NCCL WARN|(?P<src2>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+WARN|NCCL WARN)\s+(?P<msg>.*)")
+_WARN = lazy_compile(r"(?:(?<![\w/.\-])(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+NCCL WARN|(?<![\w/.\-])(?P<src2>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+WARN|NCCL WARN)\s+(?P<msg>.*)")
 _VERSION_TAIL = lazy_compile(r"NCCL version (?P<v>\d+\.\d+\.\d+)")
 _QP = lazy_compile(r"Call to (?P<call>ibv_\w+) failed(?: with(?: error)?)?\s*(?P<rest>.*)")
 _GID_INDEX = lazy_compile(r"GID index (?P<i>\d+)")
 _DEV = lazy_compile(r"on dev (?P<dev>[\w\-]+(?::\d+)?)")
+_LOCAL_GID = lazy_compile(r"local GID (?P<g>[0-9a-fA-F:.]+[0-9a-fA-F])")
+_REMOTE_GID = lazy_compile(r"remote GID (?P<g>[0-9a-fA-F:.]+[0-9a-fA-F])")
+
+
+_BARE_WARNS = ("Failed to find reverse path", "Could not find a path for pattern", "Could not find NET with id")
 
 
 def _call_name(raw: str) -> str:
@@ -48,13 +53,16 @@ class NcclErrors(LineProbe):
                 "ncclUnhandledCudaError", "unhandled system error", "unhandled cuda error", "remote process exited",
                 "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
                 "Call to ibv_", "Got completion from peer", "Got async event", "unable to write to file </torch_",
-                "unable to open shared memory", "unable to allocate shared memory", "unable to mmap", "with family 0", "neither AF_INET", " WARN ")
+                "unable to open shared memory", "unable to allocate shared memory", "unable to mmap", "with family 0", "neither AF_INET", " WARN ",
+                *_BARE_WARNS)
 
     def feed(self, line_no: int, line: str) -> None:
         self._framework_error(line_no, line)
         m = _WARN.search(line)
         if m:
             self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or m["src2"] or "", message=m["msg"].strip()[:200])
+        elif any(w in line for w in _BARE_WARNS):   # NCCL's WARN text as torch repeats it under "Last error:"
+            self.ctx.emit(NcclWarn, line_no, line, src="", message=line.strip()[-200:])
         self._calls(line_no, line)
         if "with family 0" in line or "neither AF_INET" in line:
             self.ctx.emit(HandleCorrupt, line_no, line, detail="peer address decoded with family 0")
@@ -85,8 +93,10 @@ class NcclErrors(LineProbe):
         if m:
             gid = _GID_INDEX.search(line)
             dev = _DEV.search(line)
+            local, remote = _LOCAL_GID.search(line), _REMOTE_GID.search(line)
             self._call(n, line, _call_name(m["call"]), dev["dev"] if dev else "",
-                       gid_index=int(gid["i"]) if gid else -1, roce="::ffff:" in line or "RoCE" in line)
+                       gid_index=int(gid["i"]) if gid else -1, roce="::ffff:" in line or "RoCE" in line,
+                       local_gid=local["g"] if local else "", remote_gid=remote["g"] if remote else "")
         if "Got async event" in line:
             event = line.split("Got async event", 1)[1].strip(" :")[:80]
             dev = _DEV.search(line)

@@ -20,10 +20,12 @@ from doctor.probing.lines import address_class, version_num, virtual_interface, 
 from doctor.probing.regex import lazy_compile
 
 _VERSION = lazy_compile(r"NCCL version:? ?(?P<v>\d+\.\d+\.\d+)(?:\+cuda(?P<cuda>[\d.]+))?")
-_IFACES = lazy_compile(r"(?:\[\d+\])?(?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]+(?:%[\w.\-]+)?)<\d+>")
+_IFACES = lazy_compile(r"(?<![\w.\-@])(?:\[\d+\])?(?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]{1,64}(?:%[\w.\-]+)?)<\d+>")
 _USING_NET = lazy_compile(r"Using network (?P<net>[\w ./\-]+?)\s*$")
 _NET_USING = lazy_compile(r"NET/(?P<net>IB|Socket|OFI|AWS Libfabric|\w+)\s*: Using \[")
 _GDR_HCA = lazy_compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for HCA \d+ '(?P<hca>[^']+)'")
+_IB_DISABLE = lazy_compile(r"NCCL_IB_DISABLE set by environment to (?P<v>\S+)")
+_NNODES = lazy_compile(r"\bnNodes (?P<n>\d+)")
 _HCA = lazy_compile(r"\[\d+\](?P<name>[\w\-]+):(?P<port>\d+)/(?P<ll>IB|RoCE)(?P<sharp>/SHARP)?")
 _CUDA_DRIVER = lazy_compile(r"cudaDriverVersion (?P<v>\d+)")
 _CHANNEL = lazy_compile(r"(?:Channel|Ring) \d+(?:/\d+)? : .* via (?P<tr>(?:NET/[\w ]+?|P2P|SHM|CollNet|NVLS)[\w/ ]*?)\s*(?:comm|$)")
@@ -50,6 +52,7 @@ class NcclLogProbe(LineProbe):
         self.info_lines: dict[str, int] = defaultdict(int)
         self.net_init: dict[str, bool] = defaultdict(bool)
         self.first_line: dict[str, tuple[int, str]] = {}
+        self.nodes: dict[str, int] = defaultdict(lambda: -1)
 
     def feed(self, line_no: int, line: str) -> None:
         node = self._count(line_no, line)
@@ -85,6 +88,9 @@ class NcclLogProbe(LineProbe):
             self.first_line.setdefault(fact_node, (line_no, line))
             if any(k in line for k in ("NET/Plugin", "Bootstrap", "NET/IB", "NET/Socket", "Using network", "NET/OFI")):
                 self.net_init[fact_node] = True
+            m = _NNODES.search(line)
+            if m:
+                self.nodes[fact_node] = max(self.nodes[fact_node], int(m["n"]))
         return fact_node
 
     def _interfaces(self, line_no: int, line: str) -> None:
@@ -105,10 +111,11 @@ class NcclLogProbe(LineProbe):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_device")
         elif "libibverbs" in line and ("Failed to open" in line or "not found" in line or "Could not" in line):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_verbs_lib")
-        elif "NCCL_IB_DISABLE set by environ" in line and not line.rstrip().endswith("to 0") and "to 0." not in line:
-            self.ctx.emit(IbUnavailable, line_no, line, reason="disabled_by_env")
+        elif (m := _IB_DISABLE.search(line)) and m["v"].rstrip(".") not in ("0", ""):
+            self.ctx.emit(IbUnavailable, line_no, line, reason="disabled_by_env")   # a cut line without the value says nothing
 
     def finish(self) -> None:
         for node, count in self.info_lines.items():
             n, line = self.first_line[node]
-            self.ctx.emit(NcclLog, n, line, node=node, rank=-1, info_lines=count, net_init_seen=self.net_init[node])
+            self.ctx.emit(NcclLog, n, line, node=node, rank=-1, info_lines=count, net_init_seen=self.net_init[node],
+                         nodes=self.nodes[node])

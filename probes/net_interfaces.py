@@ -7,23 +7,25 @@ Sample input (text form):
 """
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 from typing import Any
 
+from doctor.facts.hostconf import NetLink
 from doctor.facts.launch import Interface
 from doctor.probing.contract import DocumentProbe, ParseContext
 from doctor.probing.lines import address_class, virtual_interface
 from doctor.probing.live import NotHere
 from doctor.probing.regex import lazy_compile
 
-_IF = lazy_compile(r"^\d+:\s+(?P<name>[^:@\s]+)(?:@\S+)?:\s+<(?P<flags>[^>]*)>")
-_INET = lazy_compile(r"^\s+inet6?\s+(?P<addr>[0-9a-fA-F.:]+)(?:/\d+)?\b")
+_IF = lazy_compile(r"^\d+:\s+(?P<name>[^:@\s]+)(?:@\S+)?:\s+<(?P<flags>[^>]*)>(?:.*?\bmtu (?P<mtu>\d+))?")
+_INET = lazy_compile(r"^\s+inet6?\s+(?P<addr>[0-9a-fA-F.:]+)(?:/(?P<prefix>\d+))?\b")
 
 
 class NetInterfaces(DocumentProbe):
     name = "net_interfaces"
-    yields = ("net.interface",)
+    yields = ("net.interface", "net.link")
     live = ("ip", "-j", "-p", "addr", "show")
 
     @classmethod
@@ -37,15 +39,15 @@ class NetInterfaces(DocumentProbe):
         if text.lstrip().startswith("["):
             self._json(text, ctx)
             return
-        name = ""
+        name, mtu = "", -1
         for number, line in enumerate(text.splitlines(), start=1):
             m = _IF.match(line)
             if m:
-                name = m["name"]
+                name, mtu = m["name"], int(m["mtu"]) if m["mtu"] else -1
                 continue
             m = _INET.match(line)
             if m and name:
-                _emit(ctx, number, line, name, m["addr"])
+                _emit(ctx, number, line, name, m["addr"], mtu, int(m["prefix"]) if m["prefix"] else -1)
 
     def _json(self, text: str, ctx: ParseContext) -> None:
         try:
@@ -61,13 +63,29 @@ class NetInterfaces(DocumentProbe):
                 local = str(addr.get("local", "")) if isinstance(addr, dict) else ""
                 if local:
                     number = next((i for i, x in enumerate(lines, 1) if f'"{local}"' in x), 1)
-                    _emit(ctx, number, lines[number - 1] if lines else "", str(iface.get("ifname", "")), local)
+                    prefix = addr.get("prefixlen")
+                    _emit(ctx, number, lines[number - 1] if lines else "", str(iface.get("ifname", "")), local,
+                          _int(iface.get("mtu")), _int(prefix))
 
 
-def _emit(ctx: ParseContext, number: int, line: str, name: str, address: str) -> None:
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else -1
+
+
+def _emit(ctx: ParseContext, number: int, line: str, name: str, address: str, mtu: int = -1, prefix: int = -1) -> None:
     loopback, link_local = address_class(address)
     ctx.emit(Interface, number, line, node=ctx.node, rank=-1, name=name, address=address, used_by="system",
              loopback=loopback, link_local=link_local, virtual=virtual_interface(name))
+    if loopback or link_local:
+        return
+    network = ""
+    if prefix >= 0 and "." in address:
+        try:
+            network = str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+        except ValueError:
+            network = ""
+    ctx.emit(NetLink, number, line, node=ctx.node, rank=-1, name=name, mtu=mtu, address=address, network=network,
+             virtual=virtual_interface(name))
 
 
 def read_live(_args: list[str]) -> str:

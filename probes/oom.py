@@ -17,7 +17,7 @@ from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import to_bytes, who
 from doctor.probing.regex import lazy_compile
 
-_N = r"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>[KMGT]i?B|bytes|B)"
+_N = r"(?<![\d.])(?P<n>\d{1,30}(?:\.\d{1,30})?)\s*(?P<u>[KMGT]i?B|bytes|B)"   # from a number's start: linear
 _FIELDS: dict[str, tuple[re.Pattern[str], ...]] = {
     "requested": (lazy_compile(r"Tried to allocate\s*" + _N),),
     "total": (lazy_compile(r"GPU\s*\d+;\s*" + _N + r"\s*total capacity"),
@@ -82,6 +82,9 @@ def derive(values: dict[str, float], listed: list[float], device: int) -> dict[s
     return out
 
 
+MAX_MESSAGE = 16 * 1024
+
+
 class OomMessages(LineProbe):
     name = "oom"
     yields = ("oom.event",)
@@ -105,7 +108,7 @@ class OomMessages(LineProbe):
             self._close()
         if starts:
             self.start, self.text = (line_no, line), body
-        elif self.start:
+        elif self.start and len(self.text) < MAX_MESSAGE:       # a real message is about 1 KB; 10,000 lines were 87 s
             self.text += body if self.text.endswith(" ") or not self.text[-1:].isalnum() else body
         self.last = line_no
 

@@ -22,7 +22,7 @@ from doctor.probing.regex import lazy_compile
 
 _CONNECT = lazy_compile(r"ssh: connect to host (?P<host>\S+) port (?P<port>\d+): (?P<err>.+?)\s*$")
 _RESOLVE = lazy_compile(r"ssh: Could not resolve hostname (?P<host>[^:\s]+):")
-_DENIED = lazy_compile(r"(?:(?P<who>[\w.\-]+@[\w.\-]+): )?Permission denied \((?P<methods>[\w,\-]+)\)")
+_DENIED = lazy_compile(r"(?:(?<![\w.\-])(?P<who>[\w.\-]+@[\w.\-]+): )?Permission denied \((?P<methods>[\w,\-]+)\)")
 _PDSH = lazy_compile(r"pdsh@(?P<launcher_host>[\w.\-]+): (?P<host>[\w.\-]+): ssh exited with exit code (?P<code>\d+)")
 _NOT_FOUND = lazy_compile(r"(?:bash|sh|zsh)(?:: line \d+)?: (?P<cmd>orted|prted|python3?|deepspeed|horovodrun|torchrun)"
                         r": (?:command )?not found")

@@ -38,7 +38,10 @@ def test_manifest_names_the_node_forces_the_parser_and_reports_probe_outcomes(tm
 
 def test_live_manifest_names_evidence_after_the_command(tmp_path: Path) -> None:
     folder = _bundle(tmp_path / "b", [{"probe": "memlock", "parser": "memlock_value", "command": "sh -c ulimit -l",
-                                       "status": "ok", "file": "memlock.txt"}], {"memlock.txt": "8\n"}, live=True)
+                                       "status": "ok", "file": "memlock.txt"}],
+                     {"memlock.txt": "8\n",     # a finite memlock matters only where NCCL uses an RDMA device (IB002)
+                      "nccl.log": "gpu-node-3:11:11 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.3<0>\n"},
+                     live=True)
     report = diagnose_files([str(folder)])
     evidence = report.diagnoses[0].evidence[0]
     assert (evidence.source, evidence.line) == ("sh -c ulimit -l", 1)

@@ -10,11 +10,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from doctor.aggregate import aggregate
-from doctor.diagnose import rule_base
+from doctor.diagnose import report_of, rule_base
 from doctor.engine import Finding, run
 from doctor.facts import Fact
 from doctor.facts.status import ProbeStatus
-from doctor.rank import rank
 from doctor.report.model import Report
 from doctor.templates import render
 from doctor.check.policy import Check, Policy
@@ -80,7 +79,7 @@ def evaluate(facts: list[Fact], policy: Policy, engine: str = "native", symptom:
     rules, causes = rule_base()
     everything = aggregate(facts + policy.facts)
     findings = run(rules, everything, engine)
-    report = Report(diagnoses=rank(findings, causes, symptom), facts=everything, symptom=symptom)
+    report = report_of(findings, everything, causes, symptom)
     return Evaluation([_result(c, findings, everything) for c in policy.checks], report)
 
 

@@ -68,8 +68,17 @@ class _LineDict(dict):  # type: ignore[type-arg]
     lines: dict[str, int]
 
 
+MAX_POLICY_BYTES = 2**20      # a policy is a page of YAML; 100 MB took 110 s and 3.2 GB
+
+
 class _Loader(yaml.SafeLoader):
-    pass
+    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+        """Refuse aliases: nine nested `*a` lists of nine (455 bytes) expand to 387 million strings."""
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise PolicyError(f"{getattr(self, '_policy_path', '?')}:{mark.line + 1}: YAML aliases (*name) are not "
+                              "allowed in a policy; write the value out")
+        return super().compose_node(parent, index)
 
 
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:
@@ -84,15 +93,27 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping
 def load(path: str | Path) -> Policy:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        if not path.is_file():
+            raise PolicyError(f"{path}:1: cannot read the policy: not a regular file")
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_POLICY_BYTES + 1)
+        if len(raw) > MAX_POLICY_BYTES:
+            raise PolicyError(f"{path}:1: larger than {MAX_POLICY_BYTES // 1024} KiB; a policy is a short YAML file")
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PolicyError(f"{path}:1: cannot read the policy: {getattr(exc, 'strerror', None) or exc}") from None
+    loader = _Loader(text)
+    loader._policy_path = str(path)  # type: ignore[attr-defined]
     try:
-        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - safe: _Loader is a yaml.SafeLoader subclass
+        data = loader.get_single_data()
+    except RecursionError:
+        raise PolicyError(f"{path}:1: invalid YAML: nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise PolicyError(f"{path}:{mark.line + 1 if mark else 1}: invalid YAML: {problem}") from None
+    finally:
+        loader.dispose()
     if data is None:
         data = _LineDict()
         data.lines = {}

@@ -33,4 +33,4 @@ def run(args: argparse.Namespace) -> int:
 
         from doctor.report.text import render
         Console(highlight=False).print(render(report))
-    return ExitCode.FINDINGS if report.diagnoses else ExitCode.OK
+    return ExitCode.OK if report.healthy else ExitCode.FINDINGS

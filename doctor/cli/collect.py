@@ -3,6 +3,7 @@ the environment with secrets redacted, packed for upload. `doctor analyze bundle
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tarfile
 import tempfile
@@ -34,15 +35,24 @@ def run(args: argparse.Namespace) -> int:
     stem = f"doctor-{node}"
     with tempfile.TemporaryDirectory(prefix="doctor-collect-") as tmp:
         write_dir(results, Path(tmp) / stem, node, live=False, redact=redact_text)
-        partial = output.with_name(output.name + ".part")
-        try:
-            with tarfile.open(partial, "w:gz") as tar:
-                tar.add(Path(tmp) / stem, arcname=stem)
-            partial.replace(output)
-        except OSError as exc:
-            partial.unlink(missing_ok=True)
-            raise UsageError(f"{output}: cannot write the bundle ({exc.strerror or exc})") from None
+        _write_bundle(Path(tmp) / stem, stem, output)
     counts = {s: sum(r.status == s for r in results) for s in ("ok", "skipped", "failed")}
     print(f"doctor: wrote {output} ({counts['ok']} outputs, {counts['skipped']} probes skipped, "
           f"{counts['failed']} failed); read it anywhere with `doctor analyze {output}`", file=sys.stderr)
     return ExitCode.OK
+
+
+def _write_bundle(folder: Path, stem: str, output: Path) -> None:
+    """Pack folder into output through a new private file in output's folder (mkstemp: O_EXCL, never a link that
+    someone planted there), renamed over output when complete."""
+    partial = ""
+    try:
+        fd, partial = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".part", dir=str(output.parent))
+        with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
+            tar.add(folder, arcname=stem)
+        os.chmod(partial, 0o644)
+        os.replace(partial, output)
+    except OSError as exc:
+        if partial:
+            Path(partial).unlink(missing_ok=True)
+        raise UsageError(f"{output}: cannot write the bundle ({exc.strerror or exc})") from None

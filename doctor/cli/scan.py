@@ -83,7 +83,9 @@ def render_summary(summary: dict[str, Any]):  # type: ignore[no-untyped-def]
     table = Table.grid(padding=(0, 2))
     for p in summary["probes"]:
         if p["status"] != "ok":
-            table.add_row(Text(p["status"], style="red" if p["status"] == "failed" else "yellow"), p["name"], p["reason"])
+            # Text, not a markup string: "pip install 'doctor[nvml]'" must keep its [nvml]
+            table.add_row(Text(p["status"], style="red" if p["status"] == "failed" else "yellow"), Text(p["name"]),
+                          Text(p["reason"] or ""))
     if table.row_count:
         parts.append(table)
     return Group(*parts)

@@ -48,4 +48,5 @@ def _app(module: str, name: str, command: str, instead: str):  # type: ignore[no
     try:
         return getattr(importlib.import_module(module), name)
     except ImportError as err:
-        raise UsageError(f"the TUI needs textual ({err.name} is missing): pip install 'doctor[tui]'") from err
+        raise UsageError(f"the TUI needs textual ({err.name} is missing), one of doctor's own dependencies: "
+                         "reinstall it with `pip install doctor`") from err

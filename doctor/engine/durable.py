@@ -4,6 +4,8 @@ It answers exactly what the native matcher answers (tests/engine/test_differenti
 rule test through both), so it serves as a cross-check of the native engine, not as a faster one.
 
 How the known traps of durable_rules 2.0.28 are handled:
+- Crashes: every session runs in a child process (doctor/engine/isolated.py); a segfault there is one
+  error line (exit 2) for `--engine durable` and one failed test in the differential test.
 - Python 3.11 only: its C engine segfaults on 3.12 and does not import on 3.13, so other Pythons get
   a one-line UsageError (exit 2) instead of a crash.
 - Global state: every run gets its own Host and a ruleset name used once, and deletes its C session
@@ -26,6 +28,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from doctor.engine import Finding
+from doctor.engine.isolated import Worker
 from doctor.engine.compile import ROLE, UNLESS, WHEN, check_fields, compile_rules, fact_message, regex_tests
 from doctor.engine.native import MAX_FINDINGS_PER_RULE
 from doctor.errors import UsageError
@@ -33,6 +36,7 @@ from doctor.facts import Fact
 from doctor.rulebase.model import Rule
 
 SUPPORTED_PYTHON = (3, 11)
+CALLS_PER_CHILD = 100                # a fresh child after this many sessions (doctor/engine/isolated.py says why)
 SID = "1"                            # one session per ruleset, and one ruleset per run
 # The session's first action. durable never initialises a new session's action context
 # (createStateNode, state.c), so delete_state would free two garbage pointers (valgrind: invalid
@@ -75,8 +79,22 @@ def available() -> str:
 
 
 def run(rules: list[Rule], facts: list[Fact]) -> list[Finding]:
-    engine, native, host_class = _durable()
+    """Findings of durable_rules, computed in a child process: a segfault of its C engine there becomes
+    ChildCrashed (one line, exit 2) here instead of ending this process (doctor/engine/isolated.py)."""
+    _durable()                        # a missing or unsupported durable_rules is a UsageError, said here
     check_fields({f.KIND for f in facts})
+    hits = _worker().call(session_hits, rules, facts)
+    return _findings(rules, facts, hits)
+
+
+@lru_cache(maxsize=1)
+def _worker() -> Worker:
+    return Worker("durable", max_calls=CALLS_PER_CHILD)
+
+
+def session_hits(rules: list[Rule], facts: list[Fact]) -> set[Hit]:
+    """One durable session over the facts (runs in the child): the (rule, bound facts) pairs that fired."""
+    engine, native, host_class = _durable()
     hits: set[Hit] = set()
     definition = {name: dict(spec, run=_collector(index, [p.alias for p in rules[index].when], hits))
                   for index, (name, spec) in enumerate(compile_rules(rules).items())}
@@ -95,7 +113,7 @@ def run(rules: list[Rule], facts: list[Fact]) -> list[Finding]:
                         _assert(engine, host, name, fact_message(fact, number, role, regexes.get(fact.KIND, [])))
         finally:
             _release(native, host.get_ruleset(name)._handle)
-    return _findings(rules, facts, hits)
+    return hits
 
 
 def _release(native: Any, handle: int) -> None:

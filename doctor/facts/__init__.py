@@ -5,12 +5,17 @@ from doctor.facts.base import NO_ORIGIN, Fact, Origin, field_names, field_types
 from doctor.facts.cluster import (BusBandwidth, BusbwCheck, ClusterRank, JobIbSummary, NodeInfo, NodeSkew, PairBandwidth,
                                   PairReach, PcieSummary, RankTiming, RendezvousResult, SlowLink, Straggler)
 from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost, RankLag, UnusedParameters
-from doctor.facts.fabric import ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, RailLayout, TopoAffinity
+from doctor.facts.fabric import (ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout,
+                                 TopoAffinity)
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
                                    PciAcs, PcieLink)
+from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NcclCommFinding, ProcessStack,
+                                          StackOutlier)
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
+from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
+from doctor.facts.hostconf import Firmware, FirmwareSkew, KnownBug, MtuSkew, NetLink, RouteConflict
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  IfnameError, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
@@ -40,6 +45,8 @@ _ALL: tuple[type[Fact], ...] = (
     CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice, MemorySnapshot,
     # collectives
     CollectiveTimeout, CollectiveMismatch, CollectiveProgress, PeerLost, RankLag, UnusedParameters,
+    # Flight Recorder dumps and what they show across ranks
+    FrDump, FrGroupRank, FrMismatch, ProcessStack, StackOutlier, NcclCommFinding, InspectorRank,
     # software and configuration
     PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize,
     # topology and measurements
@@ -53,11 +60,13 @@ _ALL: tuple[type[Fact], ...] = (
     # node hardware (nvidia-smi -q, NVML, lspci, kernel)
     PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, PciAcs,
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
-    IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth,
+    IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth, QpTimeout,
     # speed: profiler traces, skew across ranks, utilisation
     TraceStep, TraceRank, TraceCollectives, TraceJob, TraceStraggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
+    # host configuration: MTU and subnets, firmware, known bugs of the versions in use
+    NetLink, MtuSkew, RouteConflict, Firmware, FirmwareSkew, KnownBug,
     # gathering
-    ProbeStatus,
+    ProbeStatus, ErrorLine,
     # whole job (doctor cluster) and what it derives
     ClusterRank, NodeInfo, RendezvousResult, PairReach, BusBandwidth, PairBandwidth, RankTiming,
     NodeSkew, SlowLink, Straggler, BusbwCheck, PcieSummary, JobIbSummary,

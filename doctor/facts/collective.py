@@ -15,6 +15,7 @@ class CollectiveTimeout(Fact):
     op: str = ""
     timeout_s: float = -1
     watchdog: bool = False
+    numel: int = -1                # NumelIn of the timed-out work (torch >= 2.1 prints it), -1 unknown
 
 
 @fact

@@ -86,6 +86,21 @@ class RailLayout(Fact):
 
 
 @fact
+class QpTimeout(Fact):
+    """An ibv_modify_qp ETIMEDOUT with what the node says around it (aggregation): the signs that tell a cross-rail
+    pairing (several NICs, NCCL_CROSS_NIC, GIDs in different subnets) from a RoCE GID fault (link layer, GID kinds)."""
+
+    KIND = "ib.qp_timeout"
+    device: str = ""               # dev:port of the warning
+    gid_index: int = -1
+    roce: bool = False             # RoCE evidence: IPv4-mapped GIDs, NET/IB .../RoCE, an Ethernet port in ibv_devinfo
+    nics: int = 0                  # RDMA NICs the node has or NCCL uses (0 unknown)
+    cross_nic: str = ""            # NCCL_CROSS_NIC, '' when unset
+    gid_pair: str = ""             # same_subnet | cross_subnet (both IPv4-mapped) | mixed (one IPv4-mapped, one not) | ''
+    gid_wrong: str = ""            # why the GID looks wrong, '' when nothing says so
+
+
+@fact
 class TopoAffinity(Fact):
     """The CPU cores and NUMA node a GPU is close to."""
 

@@ -13,7 +13,7 @@ class ConnectError(Fact):
     host: str = ""
     port: int = -1
     outcome: str = "other"
-    transport: str = "unknown"     # store | gloo | nccl | rdzv | unknown
+    transport: str = "unknown"     # store | gloo | nccl | rdzv (torchrun c10d rendezvous) | horovod (horovodrun HTTP) | unknown
     loopback: bool = False         # the remote address is 127.0.0.0/8 or ::1
     link_local: bool = False       # the remote address is fe80::/10 or 169.254/16
 
@@ -79,6 +79,7 @@ class RendezvousEndpoint(Fact):
     backend: str = ""
     matches_hostname: bool = True   # the endpoint names this host (or an address it has)
     in_hosts_file: bool = True      # /etc/hosts or DNS output shows the name resolves
+    failed: bool = False            # the same input shows the rendezvous failing (timeout, connection error)
 
 
 @fact

@@ -42,6 +42,8 @@ class CallFailed(Fact):
     resource: str = ""             # /dev/shm, the HCA, the library
     gid_index: int = -1            # for ibv_modify_qp on RoCE
     roce: bool = False             # the GIDs involved are RoCE (IPv4-mapped / Ethernet)
+    local_gid: str = ""            # ibv_modify_qp: the GIDs NCCL printed (2.19+)
+    remote_gid: str = ""
 
 
 @fact
@@ -90,7 +92,8 @@ class NcclSummary(Fact):
     gdr_seen: bool = False
     net_channels: int = 0
     warn_count: int = 0
-    ib_configured: bool = False    # NCCL_IB_HCA / IB devices / /dev/infiniband show IB was meant to be used
+    ib_configured: bool = False    # hardware or the user says IB is there: RDMA ports, NET/IB Using, NCCL_IB_*, /dev/infiniband
+    nodes: int = -1                # nodes in the job as NCCL saw them (nNodes, remote channels, hosts); -1 unknown
 
 
 @fact
@@ -108,6 +111,7 @@ class NcclLog(Fact):
     KIND = "nccl.log"
     info_lines: int = 0
     net_init_seen: bool = False    # NET/Plugin, Bootstrap, NET/IB or NET/Socket lines present
+    nodes: int = -1                # NCCL's own "nNodes N" (2.1x+), -1 when the log does not say
 
 
 @fact

@@ -55,8 +55,13 @@ def frames_of(raw: Any, limit: int = 64) -> tuple[Frame, ...]:
     out = []
     for frame in raw[:limit]:
         if isinstance(frame, dict):
-            out.append((str(frame.get("filename", "")), str(frame.get("name", ""))))
+            out.append((_text(frame.get("filename")), _text(frame.get("name"))))
     return tuple(out)
+
+
+def _text(value: Any) -> str:
+    """A frame field: a string, cut; anything else from the upload (a shared-reference tree prints exponentially) is ''."""
+    return value[:500] if type(value) is str else ""
 
 
 def classify(frames: tuple[Frame, ...]) -> str:

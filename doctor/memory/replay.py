@@ -7,6 +7,7 @@ that the trace never saw allocated predate the trace window and are counted from
 """
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,11 @@ from typing import Any
 from doctor.memory.classify import CATEGORIES, classify, frames_of, user_frame
 
 MAX_ENTRIES = 2_000_000
+MAX_DEVICES = 64
+
+
+class SnapshotRefused(ValueError):
+    """The snapshot is builtin data but too large or too odd to replay; the message says why, in one line."""
 
 
 @dataclass
@@ -32,7 +38,22 @@ class DeviceMemory:
 
 
 def _num(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+    """A finite number, else 0. Values come from an upload: a 5,000-digit int or inf must not reach float()/int()."""
+    if type(value) is float:
+        return value if math.isfinite(value) else 0.0
+    if type(value) is int:
+        return float(value) if -2**63 <= value < 2**64 else 0.0
+    return 0.0
+
+
+def _key(value: Any) -> int | str | None:
+    """An address as a dict key: only an int or a short string (a nested tuple would be hashed by recursion)."""
+    return value if type(value) is int or (type(value) is str and len(value) <= 64) else None
+
+
+def _text(value: Any, limit: int = 300) -> str:
+    """A string from the snapshot, cut; anything else (a shared-reference tree would print exponentially) is ''."""
+    return value[:limit] if type(value) is str else ""
 
 
 def analyse(snapshot: Any) -> list[DeviceMemory]:
@@ -42,28 +63,46 @@ def analyse(snapshot: Any) -> list[DeviceMemory]:
     segments = [s for s in snapshot["segments"] if isinstance(s, dict)]
     traces = snapshot.get("device_traces") if isinstance(snapshot.get("device_traces"), list) else []
     settings = snapshot.get("allocator_settings") if isinstance(snapshot.get("allocator_settings"), dict) else {}
-    devices = sorted({int(_num(s.get("device"))) for s in segments} | set(range(len(traces))))
+    by_device: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for s in segments:                                   # one pass: devices x segments loops are quadratic
+        by_device[int(_num(s.get("device")))].append(s)
+    devices = sorted(set(by_device) | set(range(len(traces))))
+    if len(devices) > MAX_DEVICES:
+        raise SnapshotRefused(f"{len(devices)} devices, over the cap of {MAX_DEVICES}")
+    _count_blocks(segments)
     out = []
     for dev in devices:
         trace = traces[dev] if dev < len(traces) and isinstance(traces[dev], list) else []
-        mine = [s for s in segments if int(_num(s.get("device"))) == dev]
+        mine = by_device.get(dev, [])
         if not mine and not trace:
             continue
         out.append(_device(dev, mine, [e for e in trace[:MAX_ENTRIES] if isinstance(e, dict)], settings))
     return out
 
 
+def _count_blocks(segments: list[dict[str, Any]]) -> None:
+    """Refuse a snapshot whose segments hold more than MAX_ENTRIES blocks in all (one list shared by every segment
+    would otherwise be built in full: 20,000 x 20,000)."""
+    total = 0
+    for s in segments:
+        blocks = s.get("blocks")
+        total += len(blocks) if isinstance(blocks, list) else 0
+        if total > MAX_ENTRIES:
+            raise SnapshotRefused(f"more than {MAX_ENTRIES} blocks in its segments")
+
+
 def _blocks(segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [b for s in segments for b in (s.get("blocks") or []) if isinstance(b, dict)]
+    return [b for s in segments for b in (s.get("blocks") if isinstance(s.get("blocks"), list) else [])
+            if isinstance(b, dict)]
 
 
 def _device(dev: int, segments: list[dict[str, Any]], trace: list[dict[str, Any]], settings: dict) -> DeviceMemory:
     mem = DeviceMemory(dev)
-    conf = str(settings.get("PYTORCH_CUDA_ALLOC_CONF", ""))
+    conf = _text(settings.get("PYTORCH_CUDA_ALLOC_CONF"))
     mem.expandable = bool(settings.get("expandable_segments")) or "expandable_segments:True" in conf or \
         any(s.get("is_expandable") for s in segments)
     blocks = _blocks(segments)
-    mem.largest_free_block = max((_num(b.get("size")) for b in blocks if b.get("state") == "inactive"), default=0.0)
+    mem.largest_free_block = max((_num(b.get("size")) for b in blocks if _text(b.get("state")) == "inactive"), default=0.0)
     mem.frames_recorded = any(b.get("frames") for b in blocks) or any(e.get("frames") for e in trace)
     reserved_now = sum(_num(s.get("total_size")) for s in segments)
     if any(e.get("action") == "alloc" for e in trace):
@@ -76,7 +115,7 @@ def _device(dev: int, segments: list[dict[str, Any]], trace: list[dict[str, Any]
 def _from_segments(mem: DeviceMemory, blocks: list[dict[str, Any]], reserved_now: float) -> None:
     mem.reserved = reserved_now
     for b in blocks:
-        if str(b.get("state", "")).startswith("active"):
+        if _text(b.get("state")).startswith("active"):
             _count(mem.by_category, mem.where, _num(b.get("size")), b.get("frames"))
     mem.allocated = sum(mem.by_category.values())
 
@@ -91,23 +130,23 @@ def _count(totals: dict[str, float], where: dict[str, tuple[float, str]], size: 
 
 
 def _replay(mem: DeviceMemory, blocks: list[dict[str, Any]], trace: list[dict[str, Any]], reserved_now: float) -> None:
-    seen_alloc = {e.get("addr") for e in trace if e.get("action") == "alloc"}
+    seen_alloc = {_key(e.get("addr")) for e in trace if e.get("action") == "alloc"}
     totals: dict[str, float] = defaultdict(float)
     where: dict[str, tuple[float, str]] = {}
     live: dict[Any, tuple[float, str]] = {}
     for b in blocks:                                     # alive since before the trace window
-        if str(b.get("state", "")).startswith("active") and b.get("address") not in seen_alloc:
+        if _text(b.get("state")).startswith("active") and _key(b.get("address")) not in seen_alloc:
             size = _num(b.get("size"))
-            live[("pre", b.get("address"))] = (size, _count(totals, where, size, b.get("frames")))
-    reserved = reserved_now - sum(_num(e.get("size")) * {"segment_alloc": 1, "segment_free": -1}.get(e.get("action"), 0)
+            live[("pre", _key(b.get("address")))] = (size, _count(totals, where, size, b.get("frames")))
+    reserved = reserved_now - sum(_num(e.get("size")) * {"segment_alloc": 1, "segment_free": -1}.get(_text(e.get("action")), 0)
                                   for e in trace)
     best = (sum(totals.values()), dict(totals), reserved, dict(where))
     for entry in trace:
-        action, size = entry.get("action"), _num(entry.get("size"))
+        action, size = _text(entry.get("action")), _num(entry.get("size"))
         if action == "alloc":
-            live[entry.get("addr")] = (size, _count(totals, where, size, entry.get("frames")))
+            live[_key(entry.get("addr"))] = (size, _count(totals, where, size, entry.get("frames")))
         elif action == "free_completed":
-            size_cat = live.pop(entry.get("addr"), None)
+            size_cat = live.pop(_key(entry.get("addr")), None)
             if size_cat:
                 totals[size_cat[1]] -= size_cat[0]
         elif action in ("segment_alloc", "segment_free"):

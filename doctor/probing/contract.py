@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Union
 
 from doctor.facts import Fact, Origin
+from doctor.printable import printable
 from doctor.probing.lines import MAX_LINE, who
 
 
@@ -37,13 +38,14 @@ class ParseContext:
              rank: int | None = None, **values: Any) -> Fact | None:
         """Record one fact; identical facts (same kind, node, rank and values) are kept once."""
         writer = who(line, self.node) if line else None
-        node_v = node if node is not None else (writer.node if writer else self.node)
+        node_v = printable(node if node is not None else (writer.node if writer else self.node))
         rank_v = rank if rank is not None else (writer.rank if writer else -1)
         key = (cls.KIND, node_v, rank_v, tuple(sorted(values.items())))
         if key in self._seen or len(self.facts) >= self.max_facts:
             return None
         self._seen.add(key)
-        origin = Origin(self.source, line_no, line.strip()[:300], self.probe, self.mode)
+        origin = Origin(printable(self.source), line_no, printable(line.strip()[:300]), self.probe, self.mode)
+        values = {k: printable(v) if type(v) is str else v for k, v in values.items()}   # no control chars shown
         fact = cls(node=node_v, rank=rank_v, origin=origin, **values)
         self.facts.append(fact)
         return fact

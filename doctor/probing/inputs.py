@@ -20,11 +20,14 @@ from pathlib import Path, PurePosixPath
 from typing import Iterator
 
 from doctor.errors import InputError
+from doctor.probing.hosts import UNKNOWN, file_node
 
 MAX_MEMBERS = 10_000
+MAX_FILES = int(os.environ.get("DOCTOR_MAX_FILES", 10_000))   # files in one upload: folders and archives, nested too
 MAX_MEMBER_BYTES = int(os.environ.get("DOCTOR_MAX_MEMBER_BYTES", 4 * 2**30))
 MAX_TOTAL_BYTES = int(os.environ.get("DOCTOR_MAX_TOTAL_BYTES", 8 * 2**30))
 MAX_DEPTH = 2
+MAX_FOLDER_DEPTH = 64     # levels of sub-folders read under a folder argument (1,000 levels hit the recursion limit)
 HEAD_BYTES = 65536
 _COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")   # gzip, bzip2, xz
 
@@ -33,7 +36,7 @@ _COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")   # gzip, bzip2, xz
 class InputFile:
     path: Path            # where to read it on this machine
     label: str            # what to call it in evidence (path as the user knows it, archive:member)
-    node: str             # default node label for lines without a host prefix
+    node: str             # the host the content names (doctor.probing.hosts), '' when unknown; never the file name
     compressed: bool = False
     skipped: str = ""     # why an archive member was not unpacked; path is then the archive
     size: int = -1        # the member's declared size, when skipped
@@ -48,14 +51,6 @@ class Member:
     size: int = -1
 
 
-def _node_label(label: str) -> str:
-    name = PurePosixPath(label.replace(":", "/")).name
-    for suffix in (".gz", ".log", ".txt", ".out", ".err", ".json", ".yaml"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name or "input"
-
-
 def safe_member_name(name: str) -> str | None:
     parts = [p for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("", ".", "/")]
     if not parts or any(p == ".." for p in parts):
@@ -68,6 +63,7 @@ class Workspace:
 
     def __init__(self) -> None:
         self._dirs: list[str] = []
+        self.files_left = MAX_FILES     # one cap for the whole upload: nesting archives does not multiply it
 
     def new_dir(self) -> Path:
         path = tempfile.mkdtemp(prefix="doctor-in-")
@@ -87,32 +83,72 @@ def expand(paths: list[str], workspace: Workspace) -> list[InputFile]:
         path = Path(raw)
         if not path.exists():
             raise InputError(f"{raw}: no such file or directory")
-        files.extend(_expand_one(path, raw, workspace, depth=0))
+        if not path.is_dir() and not path.is_file():     # a FIFO blocks for ever, /dev/zero never ends
+            files.append(InputFile(path, raw, UNKNOWN, skipped="not a regular file or folder (a pipe, "
+                                   "device or socket); not read", size=0))
+            continue
+        for item in _expand_one(path, raw, workspace, depth=0):
+            if workspace.files_left <= 0:
+                files.append(InputFile(path, raw, UNKNOWN, skipped=f"more than {MAX_FILES} files in the upload; "
+                                       "the rest not read", size=0))
+                return files
+            workspace.files_left -= 1
+            files.append(item)
     return files
 
 
 def _expand_one(path: Path, label: str, workspace: Workspace, depth: int) -> Iterator[InputFile]:
     if path.is_dir():
-        for child in sorted(path.rglob("*")):
-            if child.is_file() and not child.is_symlink():
-                yield from _expand_one(child, f"{label.rstrip('/')}/{child.relative_to(path)}", workspace, depth)
+        for child, refusal in _walk(path):
+            where = f"{label.rstrip('/')}/{child.relative_to(path)}"
+            if refusal:
+                yield InputFile(child, where, UNKNOWN, skipped=refusal, size=0)
+            else:
+                yield from _expand_one(child, where, workspace, depth)
         return
     if not os.access(path, os.R_OK):
         raise InputError(f"{label}: permission denied")
     kind = archive_kind(path)
     if kind and depth < MAX_DEPTH:
         target = workspace.new_dir()
-        members = _unpack_tar(path, target, label) if kind == "tar" else _unpack_zip(path, target, label)
+        unpack = _unpack_tar if kind == "tar" else _unpack_zip
+        members = unpack(path, target, label, workspace.files_left)
         for member in members:
             where = f"{label}:{member.name}"
             if member.reason:
-                yield InputFile(path, where, _node_label(where), skipped=member.reason, size=member.size)
+                yield InputFile(path, where, UNKNOWN, skipped=member.reason, size=member.size)
             else:
                 yield from _expand_one(target / member.name, where, workspace, depth + 1)
         if not members:
-            yield InputFile(path, label, _node_label(label), skipped="an archive without files", size=path.stat().st_size)
+            yield InputFile(path, label, UNKNOWN, skipped="an archive without files", size=path.stat().st_size)
         return
-    yield InputFile(path, label, _node_label(label), compressed=_is_gzip(path))
+    compressed = _is_gzip(path)
+    head = read_head(InputFile(path, label, UNKNOWN, compressed))
+    yield InputFile(path, label, file_node(head.decode("utf-8", "replace")), compressed=compressed)
+
+
+def _walk(top: Path) -> Iterator[tuple[Path, str]]:
+    """(file, "") for every regular file under top, in the order of sorted(top.rglob("*")), without recursion;
+    (folder, why) for a folder not entered. Links are not followed."""
+    stack: list[tuple[Path, bool, int]] = [(top, True, 0)]
+    while stack:
+        path, is_dir, level = stack.pop()
+        if not is_dir:
+            yield path, ""
+            continue
+        if level > MAX_FOLDER_DEPTH:
+            yield path, f"more than {MAX_FOLDER_DEPTH} levels of folders; the deeper ones not read"
+            continue
+        try:
+            entries = sorted(os.scandir(path), key=lambda e: e.name)
+        except OSError as exc:
+            yield path, f"folder not readable ({exc.strerror or exc})"
+            continue
+        for entry in reversed(entries):
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((Path(entry.path), True, level + 1))
+            elif entry.is_file(follow_symlinks=False):
+                stack.append((Path(entry.path), False, level))
 
 
 def _is_gzip(path: Path) -> bool:
@@ -141,7 +177,9 @@ def archive_kind(path: Path) -> str:
         return ""
 
 
-def _unpack_tar(path: Path, target: Path, label: str) -> list[Member]:
+def _unpack_tar(path: Path, target: Path, label: str, budget: int = MAX_FILES) -> list[Member]:
+    """Unpack at most `budget` members. Reading stops at the first member over a size cap: reaching the next
+    header of a compressed tar means decompressing the refused member (100 GiB of zeros is 79 KB of bzip2)."""
     members: list[Member] = []
     total = 0
     try:
@@ -151,6 +189,9 @@ def _unpack_tar(path: Path, target: Path, label: str) -> list[Member]:
                     raise InputError(f"{label}: more than {MAX_MEMBERS} members; refusing to unpack")
                 if info.isdir():
                     continue
+                if len(members) >= budget:
+                    members.append(_over_budget(info.name))
+                    break
                 name = safe_member_name(info.name)
                 reason = _refusal(info.name, name, info.isfile(), info.size, total)
                 if not reason:
@@ -158,6 +199,9 @@ def _unpack_tar(path: Path, target: Path, label: str) -> list[Member]:
                     source = tar.extractfile(info)
                     if source is not None:
                         _copy_capped(source, target / name, MAX_MEMBER_BYTES)   # type: ignore[operator]
+                elif info.size > MAX_MEMBER_BYTES or total + info.size > MAX_TOTAL_BYTES:
+                    members.append(Member(name or info.name, reason + "; the members after it not read", info.size))
+                    break
                 members.append(Member(name or info.name, reason, info.size))
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise InputError(f"{label}: damaged archive ({exc.__class__.__name__}: {exc})") from None
@@ -177,7 +221,11 @@ def _refusal(raw: str, name: str | None, regular: bool, size: int, total: int) -
     return ""
 
 
-def _unpack_zip(path: Path, target: Path, label: str) -> list[Member]:
+def _over_budget(name: str) -> Member:
+    return Member(name, f"more than {MAX_FILES} files in the upload; the rest of the archive not unpacked", 0)
+
+
+def _unpack_zip(path: Path, target: Path, label: str, budget: int = MAX_FILES) -> list[Member]:
     members: list[Member] = []
     total = 0
     try:
@@ -188,6 +236,9 @@ def _unpack_zip(path: Path, target: Path, label: str) -> list[Member]:
             for info in infos:
                 if info.is_dir():
                     continue
+                if len(members) >= budget:
+                    members.append(_over_budget(info.filename))
+                    break
                 name = safe_member_name(info.filename)
                 reason = _refusal(info.filename, name, not _zip_link(info), info.file_size, total)
                 if not reason:

@@ -14,7 +14,7 @@ _NCCL_PREFIX = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?P<host>[A-Za-z0-9][\w.\-]*):
 _RANK_PREFIX = re.compile(r"^\s*\[(?:rank|RANK|Rank)\s*(?P<rank>\d+)\]\s*:?")
 _DEFAULT_PREFIX = re.compile(r"^\s*\[default(?P<rank>\d+)\]\s*:")
 _SRUN_PREFIX = re.compile(r"^\s*(?P<rank>\d{1,5}):\s")
-_PDSH_PREFIX = re.compile(r"^\s*(?P<host>[A-Za-z0-9][\w.\-]*\d[\w.\-]*):\s")
+_PDSH_PREFIX = re.compile(r"^\s*(?P<host>[A-Za-z0-9][\w.\-]{0,126}\d[\w.\-]{0,126}):\s")   # bounded: 4,000 digits were 0.1 s
 _ANSI = re.compile(r"\x1b\[[0-9;]*m|\[0m")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from doctor.errors import InputError
+from doctor.printable import printable
 from doctor.probing.bundle import FileHint, read_manifests
 from doctor.facts import Fact
 from doctor.facts.status import ProbeStatus
@@ -14,7 +15,7 @@ from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
 from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head, read_upto
 from doctor.probing.route import router
 from doctor.probing.scan import SAMPLE_ALL_BELOW, scan_lines
-from doctor.probing.stream import StreamJob, StreamProbe, claims, read_many
+from doctor.probing.stream import UNREADABLE, StreamJob, StreamProbe, claims, read_many, refusal_reason
 
 
 @dataclass
@@ -24,6 +25,9 @@ class InputRecord:
     kinds: list[str]
     status: str = "ok"        # ok | skipped
     reason: str = ""
+
+    def __post_init__(self) -> None:      # file and member names from an upload may hold ESC or newlines
+        self.path, self.reason = printable(self.path), printable(self.reason)
 
 
 @dataclass
@@ -46,7 +50,7 @@ def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
             if item.label in hints.manifests:
                 out.inputs.append(InputRecord(item.label, item.path.stat().st_size, ["doctor_manifest"]))
                 continue
-            job = _gather_one(*hints.apply(item), line_probes, document_probes, out, stream_probes)
+            job = _guarded(item, hints, line_probes, document_probes, out, stream_probes)
             if job:
                 pending.append(job)
         _stream_all(pending, out)
@@ -60,6 +64,19 @@ def gather_files(paths: list[str], line_probes: tuple[type[LineProbe], ...],
         reasons = "; ".join(f"{r.path}: {r.reason}" for r in out.inputs[:3])
         raise InputError(f"nothing readable to analyze ({reasons})")
     return out
+
+
+def _guarded(item: InputFile, hints, line_probes: tuple[type[LineProbe], ...],
+             document_probes: tuple[type[DocumentProbe], ...], out: Gathered,
+             stream_probes: tuple[type[StreamProbe], ...]) -> StreamJob | None:
+    """_gather_one, with an input that breaks a parser refused on its own line and its partial facts dropped."""
+    facts, inputs = len(out.facts), len(out.inputs)
+    try:
+        return _gather_one(*hints.apply(item), line_probes, document_probes, out, stream_probes)
+    except UNREADABLE as exc:
+        del out.facts[facts:], out.inputs[inputs:]
+        _skip(out, item, item.size if item.size >= 0 else item.path.stat().st_size, refusal_reason(exc))
+        return None
 
 
 def _gather_one(item: InputFile, hint: FileHint | None, line_probes: tuple[type[LineProbe], ...],
@@ -120,7 +137,7 @@ def _stream_all(jobs: list[StreamJob], out: Gathered) -> None:
         if refusal:
             out.inputs.append(InputRecord(job.label, job.size, [], "skipped", refusal))
             out.facts.append(ProbeStatus(node=job.node, probe=job.probe.name, status="failed",
-                                         reason=f"{job.label}: {refusal}"))
+                                         reason=printable(f"{job.label}: {refusal}")))
             continue
         out.facts.extend(facts)
         out.inputs.append(InputRecord(job.label, job.size, [job.probe.name]))
@@ -138,4 +155,5 @@ def _read_text(item: InputFile, cap: int) -> str:
 
 def _skip(out: Gathered, item: InputFile, size: int, reason: str) -> None:
     out.inputs.append(InputRecord(item.label, size, [], "skipped", reason))
-    out.facts.append(ProbeStatus(node=item.node, probe="input", status="skipped", reason=f"{item.label}: {reason}"))
+    out.facts.append(ProbeStatus(node=item.node, probe="input", status="skipped",
+                                 reason=printable(f"{item.label}: {reason}")))

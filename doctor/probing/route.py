@@ -11,6 +11,7 @@ the few triggers with digits are tested on the line itself. Probes that override
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Callable
 
 from doctor.probing.contract import LineProbe
@@ -23,6 +24,7 @@ _SHAPE = str.maketrans("123456789", "000000000")
 SHAPES = 4096          # remembered line shapes; the memory is cleared when full
 
 
+@lru_cache(maxsize=4096)        # asked for every trigger of every probe per input file: 20 ms a file uncached
 def rarest(trigger: str) -> str:
     return max(trigger, key=lambda char: _RANK.get(char, len(_RANK)))
 

@@ -9,11 +9,18 @@ and anything that would import or call code stops at the first such opcode, befo
 from __future__ import annotations
 
 import io
+import os
 import pickle
-from typing import Any, BinaryIO
+from contextlib import contextmanager
+from typing import Any, BinaryIO, Iterator
 
 ALLOWED: frozenset[tuple[str, str]] = frozenset({("builtins", "set"), ("builtins", "frozenset")})
 MAX_BYTES = 512 * 2**20
+# Objects, not bytes: one byte of pickle ('}') makes a 64-byte dict, so 48 KB of gzip held 50 M of them (3.6 GB).
+# Real snapshots grow about 10x when loaded (8-11x on fixtures/snapshots); the address space the load may add is
+# capped at EXPANSION x the pickle's bytes + BASE_BUDGET, so a pickle of empty containers stops with MemoryError.
+EXPANSION = 24
+BASE_BUDGET = 256 * 2**20
 
 
 class PickleRefused(Exception):
@@ -47,10 +54,36 @@ def safe_load(stream: BinaryIO, cap: int = MAX_BYTES) -> Any:
     """The object in a pickle stream, built from builtin types only. Raises PickleRefused."""
     try:
         data = _read_capped(stream, cap)
-        return RestrictedUnpickler(io.BytesIO(data)).load()
+        with _address_space(EXPANSION * len(data) + BASE_BUDGET):
+            return RestrictedUnpickler(io.BytesIO(data)).load()
     except PickleRefused:
         raise
+    except MemoryError:
+        raise PickleRefused(f"it would take more than {EXPANSION} times its size in memory (a pickle of that many "
+                            "objects is not a memory snapshot); not read") from None
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, IndexError, KeyError, MemoryError,
             OverflowError, AttributeError, OSError) as exc:
         detail = str(exc).splitlines()[0][:80] if str(exc) else ""
         raise PickleRefused(f"not a readable pickle ({exc.__class__.__name__}: {detail})") from None
+
+
+@contextmanager
+def _address_space(budget: int) -> Iterator[None]:
+    """RLIMIT_AS lowered, while the block runs, to what this process maps now plus budget (Linux; elsewhere no-op)."""
+    try:
+        import resource
+        with open("/proc/self/statm") as fh:
+            mapped = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):
+        yield
+        return
+    limit = mapped + budget
+    if soft != resource.RLIM_INFINITY and soft <= limit:
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

@@ -24,6 +24,19 @@ GZIP_MAGIC = b"\x1f\x8b"
 PARALLEL_MIN_BYTES = 64 << 20      # below this in total, starting worker processes costs more than it saves
 
 
+UNREADABLE = (ValueError, OverflowError, RecursionError, MemoryError)   # what one hostile input may raise a parser
+
+
+def refusal_reason(exc: BaseException) -> str:
+    """One line saying why an input could not be read."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read; not read"
+    if isinstance(exc, MemoryError):
+        return "too large to read in memory; not read"
+    detail = " ".join(str(exc).split())[:120]
+    return f"unreadable ({exc.__class__.__name__}: {detail}); not read"
+
+
 class StreamRefused(Exception):
     """The artifact was recognised but cannot or must not be read (truncated, hostile, too large)."""
 
@@ -93,6 +106,8 @@ def read_one(job: StreamJob) -> tuple[list[Fact], str]:
             job.probe().read(stream, ctx)
     except StreamRefused as exc:
         return [], str(exc)
+    except UNREADABLE as exc:                       # one hostile file, refused alone
+        return [], refusal_reason(exc)
     return ctx.facts, ""
 
 

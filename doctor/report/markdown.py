@@ -41,10 +41,13 @@ def render(report: Report) -> str:
     lines.append(f"{len(read)} input(s) read, {len(report.facts)} facts"
                  + (f", symptom: {report.symptom}" if report.symptom else "") + ".")
     lines.append("")
-    if not report.diagnoses:
+    if report.healthy:
         lines += ["No known cause found in these inputs.", ""]
     for number, diagnosis in enumerate(report.diagnoses, 1):
         lines += _diagnosis(number, diagnosis)
+    if report.diagnoses:
+        lines += [f"Unexplained: **{report.unexplained:.0%}** of the probability is on no cause shown.", ""]
+    lines += _unknowns(report)
     lines += _inputs(report) + _probes(report)
     return "\n".join(lines).rstrip() + "\n"
 
@@ -68,6 +71,18 @@ def _evidence(e: Evidence) -> str:
     where = f"{e.source}:{e.line}" if e.line else e.source
     note = f" ({plain(e.note)})" if e.note else ""
     return f"- {code(where)} {code(e.text) if e.text else ''}{note}".rstrip()
+
+
+def _unknowns(report: Report) -> list[str]:
+    if not report.unexplained_lines:
+        return []
+    lines = ["## Error lines no rule explains", ""] + [_evidence(e) for e in report.unexplained_lines] + [""]
+    d = report.differential
+    if d is not None:
+        lines += [f"Usual causes ({d.symptom}) and the check that tells them apart:", ""]
+        lines += [f"- {code(c.cause)}: {plain(c.check)}" for c in d.candidates] + ["", "Upload next:", ""]
+        lines += [f"- {plain(item)}" for item in d.upload] + [""]
+    return lines
 
 
 def _inputs(report: Report) -> list[str]:

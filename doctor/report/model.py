@@ -6,8 +6,9 @@ from typing import Any
 
 from doctor.facts import Fact
 from doctor.facts.status import ProbeStatus
+from doctor.judgement.unknowns import Differential
 from doctor.probing.offline import InputRecord
-from doctor.rank import Diagnosis
+from doctor.rank import Diagnosis, Evidence
 
 SCHEMA = "doctor.report/1"
 
@@ -18,6 +19,18 @@ class Report:
     facts: list[Fact] = field(default_factory=list)
     inputs: list[InputRecord] = field(default_factory=list)
     symptom: str | None = None
+    unexplained_lines: list[Evidence] = field(default_factory=list)   # error lines no rule explains
+    differential: Differential | None = None                          # given when such lines are left
+
+    @property
+    def unexplained(self) -> float:
+        """The probability that none of the causes shown is the answer (1.0 with no diagnosis)."""
+        return round(max(0.0, 1.0 - sum(d.confidence for d in self.diagnoses)), 3)
+
+    @property
+    def healthy(self) -> bool:
+        """Nothing to report: no diagnosis and no error line left unexplained."""
+        return not self.diagnoses and not self.unexplained_lines
 
     def probe_statuses(self) -> list[ProbeStatus]:
         return [f for f in self.facts if isinstance(f, ProbeStatus)]
@@ -27,6 +40,9 @@ class Report:
             "schema": SCHEMA,
             "symptom": self.symptom,
             "diagnoses": [_diagnosis(d) for d in self.diagnoses],
+            "unexplained": self.unexplained,
+            "unexplained_lines": [{"source": e.source, "line": e.line, "text": e.text} for e in self.unexplained_lines],
+            "differential": _differential(self.differential),
             "probes": [{"name": p.probe, "status": p.status, "reason": p.reason, "node": p.node}
                        for p in self.probe_statuses()],
             "inputs": [{"path": i.path, "bytes": i.size, "kinds": i.kinds, "status": i.status, "reason": i.reason}
@@ -46,3 +62,10 @@ def _diagnosis(d: Diagnosis) -> dict[str, Any]:
         "next": d.next_checks,
         "lowered_by": d.lowered_by,
     }
+
+
+def _differential(d: Differential | None) -> dict[str, Any] | None:
+    if d is None:
+        return None
+    return {"symptom": d.symptom, "causes": [{"cause": c.cause, "check": c.check} for c in d.candidates],
+            "upload": list(d.upload)}

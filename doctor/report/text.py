@@ -7,6 +7,7 @@ from rich.padding import Padding
 from rich.panel import Panel
 from rich.text import Text
 
+from doctor.printable import printable
 from doctor.rank import Diagnosis
 from doctor.report.model import Report
 
@@ -24,11 +25,11 @@ def evidence_lines(d: Diagnosis) -> list[RenderableType]:
     out: list[RenderableType] = []
     for e in d.evidence:
         where = f"{e.source}:{e.line}" if e.line else e.source
-        out.append(Text("  ") + Text(where, style="bold cyan"))
+        out.append(Text("  ") + Text(printable(where), style="bold cyan"))
         if e.text:
-            out.append(Padding(Text(e.text, style="italic"), (0, 0, 0, 4)))
+            out.append(Padding(Text(printable(e.text), style="italic"), (0, 0, 0, 4)))
         if e.note:
-            out.append(Padding(Text("↳ " + e.note, style="grey50"), (0, 0, 0, 4)))
+            out.append(Padding(Text("↳ " + printable(e.note), style="grey50"), (0, 0, 0, 4)))
     return out
 
 
@@ -54,8 +55,8 @@ def render(report: Report) -> RenderableType:
     skipped = [i for i in report.inputs if i.status != "ok"]
     parts.append(Text(f"Read {len(read)} input(s), {len(report.facts)} facts.", style="grey50"))
     for item in skipped:
-        parts.append(Text(f"skipped {item.path}: {item.reason}", style="yellow"))
-    if not report.diagnoses:
+        parts.append(Text(printable(f"skipped {item.path}: {item.reason}"), style="yellow"))
+    if report.healthy:
         parts.append(Text("No known cause found in these inputs.", style="bold green"))
         parts.append(Text("Add more artifacts (NCCL_DEBUG=INFO log, nvidia-smi topo -m, collect_env) or run "
                           "`doctor scan` on the node.", style="grey50"))
@@ -64,4 +65,32 @@ def render(report: Report) -> RenderableType:
     if len(report.diagnoses) > MAX_SHOWN:
         rest = ", ".join(escape(d.cause) for d in report.diagnoses[MAX_SHOWN:])
         parts.append(Text(f"Also considered: {rest}", style="grey50"))
+    if report.diagnoses:
+        parts.append(unexplained_line(report))
+    if report.unexplained_lines:
+        parts.append(unknowns_panel(report))
     return Group(*parts)
+
+
+def unexplained_line(report: Report) -> Text:
+    return Text(f"Unexplained: {report.unexplained:.0%}", style="bold") + Text(
+        " of the probability is on no cause shown (a cause no rule knows, or evidence not uploaded).", style="grey50")
+
+
+def unknowns_panel(report: Report) -> Panel:
+    """The honest unknown: error lines no rule explains, the symptom's usual causes with their checks, what to upload."""
+    parts: list[RenderableType] = [Text("Error lines no rule explains", style="bold")]
+    for e in report.unexplained_lines:
+        parts.append(Text("  ") + Text(f"{e.source}:{e.line}", style="bold cyan"))
+        parts.append(Padding(Text(e.text, style="italic"), (0, 0, 0, 4)))
+    d = report.differential
+    if d is not None:
+        label = d.symptom.replace("_", " ") if d.symptom != "unknown" else "this kind of failure"
+        parts.append(Text(f"Usual causes of {label}, and the check that tells them apart", style="bold"))
+        for c in d.candidates:
+            parts.append(Padding(Text("• ") + Text(c.cause, style="magenta") + Text(": " + c.check), (0, 0, 0, 2)))
+        parts.append(Text("Upload next", style="bold"))
+        for item in d.upload:
+            parts.append(Padding(Text("• ") + Text(item), (0, 0, 0, 2)))
+    title = "Not explained" if any(d.rules for d in report.diagnoses) else "No rule explains these errors"
+    return Panel(Group(*parts), title=Text(title, style="bold yellow"), title_align="left", border_style="yellow")

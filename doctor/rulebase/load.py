@@ -36,6 +36,10 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> _LineDict:
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+# Data files beside the rules, not rules: the cause table, the fitted weights, the symptoms' differentials.
+NOT_RULES = ("causes.yaml", "weights.yaml", "differentials.yaml")
+
+
 def load_causes(path: Path | None = None) -> dict[str, dict[str, Any]]:
     path = path or RULES_DIR / "causes.yaml"
     data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
@@ -45,7 +49,8 @@ def load_causes(path: Path | None = None) -> dict[str, dict[str, Any]]:
 def load_rules(root: Path | None = None, causes: dict[str, dict[str, Any]] | None = None) -> list[Rule]:
     root = root or RULES_DIR
     causes = causes if causes is not None else load_causes(root / "causes.yaml")
-    paths = [p for p in sorted(root.rglob("*.yaml")) if p.name != "causes.yaml"]
+    paths = [p for p in sorted(root.rglob("*.yaml"))     # rules/data/ holds tables rules use (known_bugs.yaml), no rules
+             if not (p.parent == root and p.name in NOT_RULES) and p.relative_to(root).parts[0] != "data"]
     rules = [_Builder(path, data, causes).build() for path, data in zip(paths, _parsed(root, paths))]
     seen: dict[str, str] = {}
     for rule in rules:

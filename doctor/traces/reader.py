@@ -60,8 +60,8 @@ class _Window:
         """Append the next chunk; False at the end of the stream (a truncated gzip ends it too)."""
         if self.eof:
             return False
-        try:
-            data = self.stream.read(CHUNK)
+        try:      # a value cut by the window's end doubles the read: decoding again after every 64 KiB was quadratic
+            data = self.stream.read(max(CHUNK, len(self.text) - self.pos))
         except (EOFError, OSError):
             data = b""
         self.eof = not data

@@ -15,6 +15,15 @@ _SHIFT = 18
 CHUNK_BITS = 1 << _SHIFT               # 262 144 µs per chunk: 32 KiB
 _CHUNK_BYTES = CHUNK_BITS // 8
 _ONES = memoryview(b"\xff" * _CHUNK_BYTES)
+MAX_CHUNKS = 4096      # 128 MiB a set: 18 min of busy 0.26 s windows (bench --gb 1 needs 590); not what a trace claims
+
+
+class SpanTooLarge(ValueError):
+    """An input asked for more microsecond chunks than MAX_CHUNKS (one event of "dur": 2e10 asked for 7.4 GB)."""
+
+    def __init__(self) -> None:
+        super().__init__(f"its events spread over more than {MAX_CHUNKS} windows of {CHUNK_BITS / 1e6:.2f} s "
+                         f"({MAX_CHUNKS * CHUNK_BITS / 60e6:.0f} min); a profiler trace covers a few steps")
 
 
 def snap(ts: float, dur: float) -> tuple[int, int]:
@@ -36,9 +45,16 @@ class TimeBits:
         if start < end and (end - 1) >> _SHIFT == key:          # the common case: inside one chunk
             chunk = self.chunks.get(key)
             if chunk is None:
+                if len(self.chunks) >= MAX_CHUNKS:
+                    raise SpanTooLarge()
                 chunk = self.chunks[key] = bytearray(_CHUNK_BYTES)
             _set_bits(chunk, start - (key << _SHIFT), end - (key << _SHIFT))
             return
+        last = (end - 1) >> _SHIFT
+        if start < end and len(self.chunks) + last - key >= MAX_CHUNKS:        # may need more chunks than allowed
+            if last - key >= MAX_CHUNKS or \
+                    len(self.chunks) + sum(k not in self.chunks for k in range(key, last + 1)) > MAX_CHUNKS:
+                raise SpanTooLarge()
         while start < end:
             key, low = divmod(start, CHUNK_BITS)
             high = min(end - key * CHUNK_BITS, CHUNK_BITS)

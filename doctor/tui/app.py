@@ -30,6 +30,7 @@ VIEWS: dict[str, str] = {
     "ranks": "doctor.tui.screens.ranks:RanksScreen",
     "facts": "doctor.tui.screens.facts:FactsScreen",
     "probes": "doctor.tui.screens.probes:ProbesScreen",
+    "hang": "doctor.tui.screens.hang:HangScreen",
 }
 THEMES = {"dark": "textual-dark", "light": "textual-light"}
 
@@ -46,6 +47,7 @@ class DoctorApp(App[int]):
         Binding("r", "view('ranks')", "Ranks", show=False),
         Binding("f", "view('facts')", "Facts"),
         Binding("p", "view('probes')", "Probes"),
+        Binding("h", "view('hang')", "Hang", show=False),
         Binding("e", "export", "Export"),
         Binding("ctrl+t", "toggle_theme", "Light/dark", show=False),
     ]

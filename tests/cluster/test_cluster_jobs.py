@@ -12,10 +12,6 @@ from pathlib import Path
 import pytest
 from cluster_jobs import REPO, env, run_local_job, run_netns_job
 
-from lab.netns import firewall_tool, netns_unavailable_reason
-
-NETNS_REASON = netns_unavailable_reason()
-needs_netns = pytest.mark.skipif(NETNS_REASON is not None, reason=f"no network namespaces: {NETNS_REASON}")
 QUICK = ("--bandwidth-seconds", "1", "--rendezvous-timeout", "20")
 CLUSTER_CAUSES = {"version_mismatch", "nccl_env_misuse", "port_blocked", "slow_network_link", "straggler", "rank_config_error",
                   "master_addr_wrong", "wrong_socket_ifname"}
@@ -59,7 +55,7 @@ def netns_run(tmp_path: Path, **kw) -> object:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.netns
-@needs_netns
+@pytest.mark.needs("netns")
 def test_healthy_three_nodes(tmp_path: Path) -> None:
     run = netns_run(tmp_path, args=QUICK)
     assert [n["name"] for n in run.report["cluster"]["nodes"]] == ["node0", "node1", "node2"]
@@ -68,7 +64,7 @@ def test_healthy_three_nodes(tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-@needs_netns
+@pytest.mark.needs("netns")
 def test_node_with_other_versions_and_env(tmp_path: Path) -> None:
     odd = {"NCCL_ALGO": "Tree", "DOCTOR_TEST_VERSIONS": "torch=2.0.0"}
     run = netns_run(tmp_path, args=QUICK + ("--pair-seconds", "0"), node_env=lambda i: odd if i == 1 else {})
@@ -77,7 +73,7 @@ def test_node_with_other_versions_and_env(tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-@needs_netns
+@pytest.mark.needs("netns", "tc")
 def test_rate_limited_link_found_by_pair_tests(tmp_path: Path) -> None:
     run = netns_run(tmp_path, args=QUICK + ("--pair-bytes", "262144"),
                     fault=lambda c: c.rate_limit(2, rate="8mbit", burst="32kbit", latency="400ms"))
@@ -87,8 +83,7 @@ def test_rate_limited_link_found_by_pair_tests(tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-@needs_netns
-@pytest.mark.skipif(firewall_tool() is None, reason="neither iptables nor nft is installed")
+@pytest.mark.needs("netns", "firewall")
 def test_port_dropped_between_two_nodes(tmp_path: Path) -> None:
     run = netns_run(tmp_path, args=QUICK + ("--probe-port", "29511"),
                     fault=lambda c: c.drop_port(2, 29511, from_node=1))

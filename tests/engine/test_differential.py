@@ -80,6 +80,8 @@ def test_compiler_golden(path: Path) -> None:
     if os.environ.get("DOCTOR_REFRESH_GOLDEN"):
         expected.write_text(pretty(compiled), encoding="utf-8")
     assert json.loads(pretty(compiled)) == compiled
+    if not expected.exists():
+        pytest.fail(f"no golden {expected.name}: write it with DOCTOR_REFRESH_GOLDEN=1, review it, commit it")
     assert json.loads(expected.read_text(encoding="utf-8")) == compiled, f"{expected.name} differs: refresh if deliberate"
 
 
@@ -220,3 +222,12 @@ _facts = st.one_of(
 def test_random_facts_same_in_both_engines(facts: list[Fact]) -> None:
     native, durable = both(golden_rules(), facts)
     assert native == durable
+
+
+def test_a_missing_compiler_golden_fails_and_is_not_written(tmp_path: Path, monkeypatch) -> None:
+    rule = tmp_path / "GOLD001-every-comparison.yaml"
+    rule.write_text((GOLDEN / rule.name).read_text())
+    monkeypatch.delenv("DOCTOR_REFRESH_GOLDEN", raising=False)
+    with pytest.raises(pytest.fail.Exception, match="DOCTOR_REFRESH_GOLDEN=1"):
+        test_compiler_golden(rule)
+    assert not rule.with_suffix(".json").exists()

@@ -1,8 +1,8 @@
 """Live lab runs: real gloo jobs with real faults, recorded into a tmp dir.
 
-The namespace scenarios skip (with the reason) where network namespaces cannot
-be made. When the `doctor` package is importable, its top diagnosis for each
-recorded incident must name the scenario's cause.
+The namespace scenarios skip before they start, with the reason (tests/needs.py), where network
+namespaces cannot be made or a tool they use is missing. When the `doctor` package is importable, its top
+diagnosis for each recorded incident must name the scenario's cause.
 """
 from __future__ import annotations
 
@@ -18,13 +18,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lab.netns import netns_unavailable_reason
 from lab.record import answer_file, record
 from lab.scenarios import by_name
 
 REPO = Path(__file__).resolve().parents[2]
-NETNS_REASON = netns_unavailable_reason()
-needs_netns = pytest.mark.skipif(NETNS_REASON is not None, reason=f"no network namespaces: {NETNS_REASON}")
 
 
 def run_live(name: str, tmp_path: Path) -> Path:
@@ -54,7 +51,7 @@ def check_doctor(incident: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-@needs_netns
+@pytest.mark.needs("netns", "firewall")
 def test_store_port_dropped_times_out(tmp_path: Path) -> None:
     out = run_live("store-port-dropped-netns", tmp_path)
     node1 = (out / "node1.log").read_text()
@@ -65,7 +62,7 @@ def test_store_port_dropped_times_out(tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-@needs_netns
+@pytest.mark.needs("netns")
 def test_gloo_ifname_missing_on_one_node(tmp_path: Path) -> None:
     out = run_live("gloo-ifname-missing-netns", tmp_path)
     assert "Unable to find address for: eth0" in (out / "node1.log").read_text()

@@ -2,7 +2,7 @@
 
 iperf3 through a link shaped to 1 Gbit/s against an expectation of 10 Gbit/s must come out as a slow link with
 both figures in the evidence; mpirun told to use an interface no node has must come out as the wrong interface.
-Each test skips with the reason where namespaces or the tool are missing.
+Each test skips before it starts, with the reason, where namespaces or the tool are missing (tests/needs.py).
 """
 from __future__ import annotations
 
@@ -16,18 +16,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lab.netns import netns_unavailable_reason
 from lab.tools import by_name, missing_tools, record
 
 REPO = Path(__file__).resolve().parents[2]
-NETNS_REASON = netns_unavailable_reason()
-needs_netns = pytest.mark.skipif(NETNS_REASON is not None, reason=f"no network namespaces: {NETNS_REASON}")
 
 
 def live(name: str, tmp_path: Path) -> tuple[Path, dict]:
     tool = by_name()[name]
-    if missing := missing_tools(tool):
-        pytest.skip(f"{name} needs {', '.join(missing)} (apt-get install iperf3 openmpi-bin libopenmpi-dev)")
+    assert not missing_tools(tool), "the test's needs marker must list the tool's needs"
     start = time.monotonic()
     out = record(tool, tmp_path / name)
     assert time.monotonic() - start < 60
@@ -39,7 +35,7 @@ def live(name: str, tmp_path: Path) -> tuple[Path, dict]:
 
 
 @pytest.mark.netns
-@needs_netns
+@pytest.mark.needs("netns", "tc", *by_name()["iperf3-slow-link-netns"].needs)
 def test_iperf3_through_1gbit_link_against_10gbit(tmp_path: Path) -> None:
     out, report = live("iperf3-slow-link-netns", tmp_path)
     client = (out / "node1-iperf3-client.txt").read_text()
@@ -53,7 +49,7 @@ def test_iperf3_through_1gbit_link_against_10gbit(tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-@needs_netns
+@pytest.mark.needs("netns", *by_name()["mpirun-btl-if-include-missing-netns"].needs)
 def test_mpirun_with_an_interface_no_node_has(tmp_path: Path) -> None:
     out, report = live("mpirun-btl-if-include-missing-netns", tmp_path)
     log = (out / "node0.log").read_text()

@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
-from tmux_terminal import TMUX, TmuxTerminal
+from tmux_terminal import TmuxTerminal
 from tui_helpers import DEMO, REPO
 
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install tmux)")
+pytestmark = pytest.mark.needs("tmux")
 
 
 def doctor_command(*args: str) -> str:

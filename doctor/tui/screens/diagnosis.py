@@ -32,8 +32,21 @@ def summary(report: Report, symptom_label: str) -> Content:
     count = len(report.diagnoses)
     return Content.assemble(
         (f"{count} cause{'s' if count != 1 else ''}", "bold"), f" ranked for ", (symptom_label, "bold $text-accent"),
+        ("  ·  ", "$text-muted"), f"unexplained {report.unexplained:.0%}",
         ("  ·  ", "$text-muted"), f"{read} input{'s' if read != 1 else ''}, {len(report.facts)} facts",
         ("  ·  ⏎ evidence  tab next pane  c copy command  x run check", "$text-muted"))
+
+
+def unknowns(report: Report) -> str:
+    """The honest unknown as plain text: the error lines no rule explains, the usual causes and what to upload."""
+    lines = ["No rule explains these error lines:", ""]
+    lines += [f"{e.source}:{e.line}\n    {e.text}" for e in report.unexplained_lines]
+    d = report.differential
+    if d is not None:
+        lines += ["", f"Usual causes ({d.symptom}) and the check that tells them apart:"]
+        lines += [f"  • {c.cause}: {c.check}" for c in d.candidates]
+        lines += ["", "Upload next:"] + [f"  • {item}" for item in d.upload]
+    return "\n".join(lines)
 
 
 class DiagnosisScreen(Screen[None]):
@@ -79,7 +92,7 @@ class DiagnosisScreen(Screen[None]):
         if not report.diagnoses:
             view = self.query_one(CauseView)
             view.show(None, [], self.names)
-            view.query_one("#cause-heading", Static).update(NOTHING_FOUND)
+            view.query_one("#cause-heading", Static).update(Content(unknowns(report)) if report.unexplained_lines else NOTHING_FOUND)
         else:
             self._show(causes.current)
 

@@ -1,0 +1,97 @@
+"""What the input says about the situation: the symptom it shows and the context features that shift the weights.
+
+Both are read from facts already gathered (no new parsing here). Tables, in order of precedence.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from doctor.facts import Fact
+
+Test = Callable[[Fact], bool]
+
+
+def _always(_: Fact) -> bool:
+    return True
+
+
+# The symptom an input shows, first match wins: (fact kind, test, symptom).
+SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
+    ("oom.event", _always, "oom"),
+    ("memory.snapshot", lambda f: bool(f.get("oom")), "oom"),
+    ("collective.timeout", _always, "hang"),
+    ("collective.stalled", _always, "hang"),
+    ("collective.progress", _always, "hang"),
+    ("rdzv.timeout", _always, "init_timeout"),
+    ("net.connect_error", lambda f: f.get("transport") in ("store", "rdzv") or f.get("outcome") == "timeout",
+     "init_timeout"),
+    ("net.resolve_error", _always, "init_timeout"),
+    ("nccl.error", _always, "nccl_error"),
+    ("nccl.warn", _always, "nccl_error"),
+    ("sys.call_failed", _always, "nccl_error"),
+    ("cuda.error", _always, "crash"),
+    ("gpu.fault", _always, "crash"),
+    ("worker.bus_error", _always, "crash"),
+    ("net.bind_error", _always, "crash"),
+    ("launch.config_error", _always, "crash"),
+    ("bench.verdict", _always, "slow_multinode"),
+    ("bench.collective", _always, "slow_multinode"),
+    ("bench.bandwidth", _always, "slow_multinode"),
+    ("trace.step", _always, "slow_training"),
+    ("train.steps", _always, "slow_training"),
+    ("gpu.utilisation", _always, "slow_training"),
+    ("profile.kernels", _always, "slow_training"),
+)
+
+QUIET = "quiet"      # no error line and no sign of a symptom: what healthy inputs look like (slow_* causes aside)
+LAUNCHER_PROBES = ("openmpi", "horovod", "deepspeed", "lightning", "accelerate", "tensorflow")
+
+# Context features: name -> (fact kind, test). A feature holds when any fact of that kind passes the test.
+CONTEXT_SIGNS: dict[str, tuple[str, Test]] = {
+    "container": ("container.device", _always),
+    "ib": ("ib.port", _always),
+    "roce": ("ib.port", lambda f: bool(f.get("roce"))),
+    "nccl_ib": ("nccl.hca", _always),
+    "nccl_roce": ("nccl.hca", lambda f: str(f.get("link_layer")).lower().startswith("eth")),
+    "consumer_gpu": ("gpu.device", lambda f: bool(f.get("consumer"))),
+    "datacenter_gpu": ("gpu.device", lambda f: not f.get("consumer")),
+    "nccl": ("nccl.version", _always),
+    "nccl_before_2_12": ("nccl.version", lambda f: 0 < int(f.get("version_num") or 0) < 21200),
+    "gloo": ("collective.timeout", lambda f: f.get("backend") == "gloo"),
+    "torchrun": ("rdzv.endpoint", _always),
+}
+
+
+def symptom_fact(facts: list[Fact]) -> Fact | None:
+    """The fact that showed the symptom read_symptom() reads (the line a symptom-only diagnosis quotes)."""
+    for kind, test, _ in SYMPTOM_SIGNS:
+        found = next((f for f in facts if f.KIND == kind and test(f)), None)
+        if found is not None:
+            return found
+    return next((f for f in facts if f.KIND == "log.error_line"), None)
+
+
+def read_symptom(facts: list[Fact], fallback: bool = False) -> str | None:
+    """The symptom the input shows, or None when it shows none of the signs. fallback: an input whose only sign is
+    an error line shows a crash (used to pick a differential, never to weigh causes)."""
+    kinds = {f.KIND for f in facts}
+    for kind, test, symptom in SYMPTOM_SIGNS:
+        if kind in kinds and any(test(f) for f in facts if f.KIND == kind):
+            return symptom
+    return "crash" if fallback and "log.error_line" in kinds else None
+
+
+def features(facts: list[Fact]) -> tuple[str, ...]:
+    """The context features that hold, sorted: the table above, one node or many, the launcher."""
+    by_kind: dict[str, list[Fact]] = {}
+    for f in facts:
+        by_kind.setdefault(f.KIND, []).append(f)
+    out = {name for name, (kind, test) in CONTEXT_SIGNS.items() if any(test(f) for f in by_kind.get(kind, ()))}
+    nodes = {f.node for f in facts if f.node and f.KIND != "probe.status"}
+    if len(nodes) > 1:
+        out.add("multi_node")
+    if read_symptom(facts, fallback=True) is None:
+        out.add(QUIET)
+    probes = {f.origin.probe for f in facts}
+    out.update(f"launcher_{name}" for name in LAUNCHER_PROBES if name in probes)
+    return tuple(sorted(out))

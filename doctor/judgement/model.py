@@ -1,0 +1,199 @@
+"""The ranking model: a softmax over the causes with support plus an explicit "unexplained" class.
+
+    score(c) = symptom_only[c, s]     for a cause no rule supports but the taxonomy lists for the symptom s
+    score(c) = bias[c] + symptom[c, s] + off_symptom (when c does not explain s) + sum context[c, k]
+               + sum of w[rule] over the rules that count for c (doctor/judgement/evidence.py)
+    P(c) = exp(score(c) / T) / (1 + sum over causes with support of exp(score / T));  P(unexplained) = the rest
+
+A symptom the user states counts more than one doctor reads from the input: a cause that does not explain a stated
+symptom loses log(0.1) (held there, not fitted), one that does not explain a symptom read from the input starts at
+log(0.6) and is fitted.
+
+Every weight starts at a prior. A cause's bias starts at BASE = logit(0.15) (a cause some weak sign points at), a
+supporting rule's weight at logit(p) - BASE for its written `confidence` p: alone, a rule then scores p, as its author
+meant, and every further rule adds evidence (a 0.3 hint raises a cause, it never argues against it). A lowering
+rule starts at log(1 - p), off_symptom at log(0.6), the rest at 0.
+rules/weights.yaml holds the fitted values (doctor/judgement/fit.py writes it); anything it lacks keeps its prior.
+Pure Python: no numpy at runtime.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from doctor.judgement.evidence import CauseEvidence
+from doctor.rulebase.model import Rule
+
+SCHEMA = "doctor.softmax/1"
+WEIGHTS = Path(__file__).resolve().parents[2] / "rules" / "weights.yaml"
+OFF_SYMPTOM = "off_symptom"               # the user stated the symptom (--symptom, the TUI): held at its prior
+OFF_SYMPTOM_READ = "off_symptom_read"     # doctor read the symptom from the input: fitted
+QUIET_INPUT = "quiet_input"               # any cause, on an input with no error line and no symptom: fitted
+PRIORS = {OFF_SYMPTOM: math.log(0.1), OFF_SYMPTOM_READ: math.log(0.6), QUIET_INPUT: 0.0}
+BASE = math.log(0.15 / 0.85)
+SYMPTOM_ONLY = math.log(0.02 / 0.98)      # a cause with no rule behind it, only the symptom: starts at 2%
+UNEXPLAINED = "unexplained"
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """What the model sees of one input: per cause the rules that count, the symptom, the context features."""
+
+    evidence: dict[str, CauseEvidence]
+    symptom: str | None
+    context: tuple[str, ...]
+    symptom_given: bool = False              # stated by the user, not read from the input
+
+
+def logit(p: float) -> float:
+    p = min(max(p, 0.01), 0.99)
+    return math.log(p / (1 - p))
+
+
+def rule_prior(rule: Rule) -> float:
+    lift = max(0.0, logit(rule.confidence) - BASE)
+    return -lift if rule.effect == "lower" else lift
+
+
+def candidates(view: CaseView, cause_symptoms: dict[str, tuple[str, ...]]) -> list[str]:
+    """The causes in the softmax: those some rule supports, and those the taxonomy lists for the symptom (the
+    differential: no rule fired for them, the symptom alone makes them possible)."""
+    out = set(view.evidence)
+    if view.symptom:
+        out.update(c for c, symptoms in cause_symptoms.items() if view.symptom in symptoms)
+    return sorted(out)
+
+
+def keys(view: CaseView, cause: str, cause_symptoms: dict[str, tuple[str, ...]]) -> list[str]:
+    """The parameters that add up to score(cause) for this input."""
+    if cause not in view.evidence:
+        return [f"prior:{cause}:{view.symptom}"]
+    ev = view.evidence[cause]
+    out = [f"bias:{cause}"] + [f"rule:{r}" for r in ev.support] + [f"rule:{r}" for r in ev.lower]
+    if view.symptom:
+        out.append(f"symptom:{cause}:{view.symptom}")
+        if view.symptom not in cause_symptoms.get(cause, (view.symptom,)):
+            out.append(OFF_SYMPTOM if view.symptom_given else OFF_SYMPTOM_READ)
+    out += [f"context:{cause}:{k}" for k in view.context]
+    if "quiet" in view.context:
+        out.append(QUIET_INPUT)
+    return out
+
+
+@dataclass
+class Model:
+    priors: dict[str, float]                 # rule:<id> -> prior; other keys' prior is 0 (off_symptom: log 0.6)
+    cause_symptoms: dict[str, tuple[str, ...]]
+    params: dict[str, float] = field(default_factory=dict)
+    temperature: float = 1.0
+
+    def prior(self, key: str) -> float:
+        if key in PRIORS:
+            return PRIORS[key]
+        if key.startswith("bias:"):
+            return BASE
+        if key.startswith("prior:"):
+            return SYMPTOM_ONLY
+        return self.priors.get(key, 0.0)
+
+    def weight(self, key: str) -> float:
+        return self.params.get(key, self.prior(key))
+
+    def scores(self, view: CaseView) -> dict[str, float]:
+        return {c: sum(self.weight(k) for k in keys(view, c, self.cause_symptoms))
+                for c in candidates(view, self.cause_symptoms)}
+
+    def probabilities(self, view: CaseView) -> dict[str, float]:
+        """cause -> probability; the unexplained share is 1 - their sum."""
+        return softmax(self.scores(view), self.temperature)
+
+
+SHOW_SYMPTOM_ONLY = 3          # at most this many causes with no rule behind them are shown ...
+SHOW_SYMPTOM_ONLY_FROM = 0.03  # ... and only from this probability on; their share is part of "unexplained"
+
+
+def shown(probabilities: dict[str, float], view: CaseView) -> dict[str, float]:
+    """The causes a report shows: every cause a rule supports, and the likeliest few the symptom alone suggests."""
+    guesses = sorted((c for c in probabilities if c not in view.evidence), key=lambda c: (-probabilities[c], c))
+    keep = set(view.evidence) | {c for c in guesses[:SHOW_SYMPTOM_ONLY] if probabilities[c] >= SHOW_SYMPTOM_ONLY_FROM}
+    return {c: p for c, p in probabilities.items() if c in keep}
+
+
+def softmax(scores: dict[str, float], temperature: float = 1.0) -> dict[str, float]:
+    """Softmax over the scores and an unexplained class at score 0."""
+    if not scores:
+        return {}
+    scaled = {c: s / temperature for c, s in scores.items()}
+    top = max(0.0, *scaled.values())
+    exp = {c: math.exp(s - top) for c, s in scaled.items()}
+    total = math.exp(-top) + sum(exp.values())
+    return {c: e / total for c, e in exp.items()}
+
+
+def base_model(rules: Iterable[Rule], causes: dict[str, dict]) -> Model:
+    return Model(priors={f"rule:{r.id}": rule_prior(r) for r in rules},
+                 cause_symptoms={c: tuple(v.get("symptoms") or ()) for c, v in causes.items()})
+
+
+def load(causes: dict[str, dict], rules: Iterable[Rule] = (), path: Path = WEIGHTS) -> Model:
+    """The fitted weights of `path` (priors only when the file is absent). Rule priors not given here are added
+    by with_priors() for the rules that fire."""
+    model = base_model(rules, causes)
+    if path.is_file():
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        model.params = unflatten(data)
+        model.temperature = float(data.get("temperature") or 1.0)
+    return model
+
+
+def with_priors(model: Model, rules: Iterable[Rule]) -> Model:
+    """The model, knowing the written prior of these rules too (a rule added after the fit keeps its prior)."""
+    for rule in rules:
+        model.priors.setdefault(f"rule:{rule.id}", rule_prior(rule))
+    return model
+
+
+def unflatten(data: dict[str, Any]) -> dict[str, float]:
+    """weights.yaml -> parameter keys."""
+    params: dict[str, float] = {}
+    for key in PRIORS:
+        if key in data:
+            params[key] = float(data[key])
+    for rule_id, w in (data.get("rules") or {}).items():
+        params[f"rule:{rule_id}"] = float(w)
+    for cause, entry in (data.get("causes") or {}).items():
+        if "bias" in entry:
+            params[f"bias:{cause}"] = float(entry["bias"])
+        for group in ("symptom", "context", "symptom_only"):
+            for name, w in (entry.get(group) or {}).items():
+                params[f"{'prior' if group == 'symptom_only' else group}:{cause}:{name}"] = float(w)
+    return params
+
+
+def flatten(params: dict[str, float], digits: int = 3) -> dict[str, Any]:
+    """Parameter keys -> the weights.yaml layout (sorted, rounded)."""
+    rules: dict[str, float] = {}
+    causes: dict[str, dict[str, Any]] = {}
+    out: dict[str, Any] = {}
+    for key in sorted(params):
+        value = round(params[key], digits) + 0.0      # never -0.0
+        kind, _, rest = key.partition(":")
+        if key in PRIORS:
+            out[key] = value
+        elif kind == "rule":
+            rules[rest] = value
+        elif kind == "bias":
+            causes.setdefault(rest, {})["bias"] = value
+        elif kind == "prior":
+            cause, _, name = rest.partition(":")
+            causes.setdefault(cause, {}).setdefault("symptom_only", {})[name] = value
+        else:
+            cause, _, name = rest.partition(":")
+            causes.setdefault(cause, {}).setdefault(kind, {})[name] = value
+    out["rules"] = rules
+    out["causes"] = causes
+    return out

@@ -1,0 +1,62 @@
+"""Honest unknowns: the error lines no rule explains, and the symptom's differential to tell the usual causes apart.
+
+An input is healthy only when it holds no error line and no measurement outside its expectation; otherwise the
+report lists what is left unexplained (file:line), the usual causes of the symptom with the one check that tells
+them apart, and what to upload next (rules/differentials.yaml).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from doctor.engine import Finding
+from doctor.facts import Fact
+
+DIFFERENTIALS = Path(__file__).resolve().parents[2] / "rules" / "differentials.yaml"
+MAX_LINES = 10
+GENERAL = "unknown"          # the table's entry when no symptom is known
+
+
+@dataclass(frozen=True)
+class Candidate:
+    cause: str
+    check: str               # the one check that tells this cause from the others
+
+
+@dataclass(frozen=True)
+class Differential:
+    symptom: str
+    candidates: tuple[Candidate, ...]
+    upload: tuple[str, ...]  # what to upload next
+
+
+def unexplained_lines(facts: list[Fact], findings: list[Finding]) -> list[Fact]:
+    """Error lines (log.error_line) whose file:line no finding cites, first MAX_LINES in input order."""
+    cited = {(fact.origin.source, fact.origin.line) for f in findings if f.rule.effect != "lower"
+             for _, fact in f.bindings if fact.origin.line}
+    lines = [f for f in facts if f.KIND == "log.error_line" and (f.origin.source, f.origin.line) not in cited]
+    seen: set[str] = set()
+    out = []
+    for f in sorted(lines, key=lambda f: (f.origin.source, f.origin.line)):
+        if f.get("text") in seen:
+            continue
+        seen.add(f.get("text"))
+        out.append(f)
+    return out[:MAX_LINES]
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Differential]:
+    data = yaml.safe_load(DIFFERENTIALS.read_text(encoding="utf-8")) or {}
+    return {symptom: Differential(symptom, tuple(Candidate(c["cause"], c["check"]) for c in entry.get("causes") or ()),
+                                  tuple(entry.get("upload") or ()))
+            for symptom, entry in (data.get("symptoms") or {}).items()}
+
+
+def differential(symptom: str | None) -> Differential:
+    """The symptom's usual causes and checks; the general entry when the symptom is unknown."""
+    table = _table()
+    return table.get(symptom or GENERAL) or table[GENERAL]

@@ -1,0 +1,77 @@
+"""Known bugs of the versions in the input: rules/data/known_bugs.yaml against the versions and failure lines read.
+
+One aggregator (a row of doctor.aggregate.AGGREGATORS): for each table entry, a version of its component in
+[affected_from, fixed) plus a failure fact whose line matches the entry's symptom gives a version.known_bug fact
+quoting that line. The table is data, reviewed in the diff; every entry names the maintainers' statement.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from doctor.facts import Fact
+from doctor.facts.env import PackageVersion
+from doctor.facts.hostconf import KnownBug
+from doctor.facts.nccl import NcclError, NcclVersion
+from doctor.probing.lines import version_num
+
+TABLE = Path(__file__).resolve().parents[1] / "rules" / "data" / "known_bugs.yaml"
+FAILURE_KINDS = ("nccl.error", "nccl.warn", "collective.timeout", "collective.stalled", "cuda.error", "sys.call_failed")
+_FIELDS = ("id", "component", "affected_from", "fixed", "symptom", "summary", "workaround", "confirmed", "references")
+
+
+@dataclass(frozen=True)
+class Bug:
+    id: str
+    component: str
+    affected_from: str
+    fixed: str
+    symptom: re.Pattern[str]
+    summary: str
+    workaround: str
+    confirmed: str
+    references: tuple[str, ...]
+
+    def affects(self, version: str) -> bool:
+        return version_num(self.affected_from) <= version_num(version) < version_num(self.fixed)
+
+
+@lru_cache(maxsize=1)
+def table(path: Path = TABLE) -> tuple[Bug, ...]:
+    """The table, checked: every field present, a reference that is a URL, a regex that compiles."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    bugs = []
+    for entry in data["bugs"]:
+        missing = [f for f in _FIELDS if not entry.get(f)]
+        if missing or not all(str(r).startswith("https://") for r in entry["references"]):
+            raise ValueError(f"{path}: entry {entry.get('id', '?')}: missing {missing} or a reference that is no URL")
+        bugs.append(Bug(**{**entry, "affected_from": str(entry["affected_from"]), "fixed": str(entry["fixed"]),
+                           "symptom": re.compile(entry["symptom"]), "references": tuple(entry["references"])}))
+    return tuple(bugs)
+
+
+def _versions(facts: list[Fact], component: str) -> list[str]:
+    if component != "nccl":
+        return sorted({f.version for f in facts if isinstance(f, PackageVersion) and f.name == component})
+    found = {f.version for f in facts if isinstance(f, NcclVersion)}
+    found |= {f.version for f in facts if isinstance(f, PackageVersion) and "nccl" in f.name.lower()}
+    found |= {f"{f.version_num // 10000}.{f.version_num // 100 % 100}.{f.version_num % 100}"
+              for f in facts if isinstance(f, NcclError) and f.version_num > 0}
+    return sorted(v.split("+")[0] for v in found)
+
+
+def known_bugs(facts: list[Fact]) -> list[Fact]:
+    failures = [f for f in facts if f.KIND in FAILURE_KINDS and f.origin.text]
+    out: list[Fact] = []
+    for bug in table():
+        versions = [v for v in _versions(facts, bug.component) if bug.affects(v)]
+        line = next((f for f in failures if bug.symptom.search(f.origin.text)), None)
+        if versions and line is not None:
+            out.append(KnownBug(node=line.node, rank=line.rank, origin=line.origin, bug=bug.id, component=bug.component,
+                                version=versions[0], fixed=bug.fixed, summary=bug.summary, workaround=bug.workaround,
+                                reference=bug.references[0]))
+    return out

@@ -1,0 +1,67 @@
+"""Error-looking lines, whatever wrote them: the raw material of an honest "unknown".
+
+Every other probe reads lines it understands; this one keeps, per input, the first and the last few lines that
+look like a failure (NCCL WARN, a Python exception line, `Error:`/`ERROR`/`FATAL`, `failed`, a fatal signal),
+so that a report can list those no rule explained instead of saying nothing was found.
+
+Sample input:
+    node1:3012:3012 [1] NCCL WARN Cuda failure 'invalid device function'
+    RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
+    [rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId
+"""
+from __future__ import annotations
+
+import re
+from collections import deque
+
+from doctor.facts.logline import ErrorLine
+from doctor.probing.contract import LineProbe
+from doctor.probing.lines import who
+
+FIRST, LAST = 12, 8         # lines kept per input: the first failures and the last (a traceback's end)
+
+# form -> pattern, first match wins. Each pattern reads the line after its host/rank prefix.
+FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("nccl_warn", re.compile(r"\bNCCL WARN\b")),
+    ("exception", re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|\s*$)")),
+    ("signal", re.compile(r"Segmentation fault|core dumped|\bSIG(?:SEGV|ABRT|BUS|KILL)\b|^\s*Killed\s*$|Aborted")),
+    ("error", re.compile(r"\b(?:ERROR|FATAL|Fatal error|fatal error)\b|\b[Ee]rror:")),
+    ("failed", re.compile(r"\b(?:failed|FAILED|Failed)\b")),
+)
+# Lines that say "error" without being one: INFO chatter, counters, traceback frames, warnings.
+NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|\b0 errors?\b|errors?\s*[:=]\s*0\b|^\s*File \"|warnings\.warn|#\s*Out of bounds"
+                        r"|\bDEBUG\b|\bINFO\b(?!.*\bERROR\b)")
+
+
+def classify(line: str) -> str:
+    """The form of an error-looking line, or "" when it is not one."""
+    rest = who(line, "").body
+    if NOT_ERRORS.search(rest) and "NCCL WARN" not in rest:
+        return ""
+    return next((form for form, pattern in FORMS if pattern.search(rest)), "")
+
+
+class ErrorLines(LineProbe):
+    name = "error_lines"
+    yields = ("log.error_line",)
+    triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
+                "Failed", "Failure", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
+                "SIGBUS", "SIGKILL", "Exit", "Interrupt")
+
+    def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(ctx)
+        self.first: list[tuple[int, str, str]] = []
+        self.last: deque[tuple[int, str, str]] = deque(maxlen=LAST)
+
+    def feed(self, line_no: int, line: str) -> None:
+        form = classify(line)
+        if not form:
+            return
+        if len(self.first) < FIRST:
+            self.first.append((line_no, line, form))
+        else:
+            self.last.append((line_no, line, form))
+
+    def finish(self) -> None:
+        for line_no, line, form in (*self.first, *self.last):
+            self.ctx.emit(ErrorLine, line_no, line, form=form, text=who(line, "").body.strip()[:300])

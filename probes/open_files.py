@@ -1,0 +1,35 @@
+"""Open-file limits and the errors of running out: EMFILE from Python, sockets, NCCL and DataLoader workers.
+
+Sample input:
+    open files                          (-n) 1024
+    nofiles              1024                    (dash's ulimit -a)
+    OSError: [Errno 24] Too many open files
+    RuntimeError: Too many open files. Communication with the workers is no longer possible. Please increase the limit using `ulimit -n` in the shell or change the sharing strategy by calling `torch.multiprocessing.set_sharing_strategy('file_system')` at the beginning of your code
+    misc/socket.cc:480 NCCL WARN socketStartConnect: socket() failed : Too many open files
+"""
+from __future__ import annotations
+
+from doctor.facts.env import Ulimit
+from doctor.facts.nccl import CallFailed
+from doctor.probing.contract import LineProbe
+from doctor.probing.regex import lazy_compile
+
+_ULIMIT_N = lazy_compile(r"open files\s+\(-n\)\s+(?P<v>\d+|unlimited)|^nofiles\s+(?P<dash>\d+|unlimited)\s*$")
+_CALL = lazy_compile(r"(?P<call>socket|accept4?|open|pipe|epoll_create1?|dup2?|shm_open)\(?\)?[^\n]{0,40}?Too many open files")
+
+
+class OpenFiles(LineProbe):
+    name = "open_files"
+    yields = ("sys.ulimit", "sys.call_failed")
+    triggers = ("open files", "nofiles", "Too many open files", "EMFILE")
+
+    def feed(self, line_no: int, line: str) -> None:
+        m = _ULIMIT_N.search(line)
+        if m:     # kb holds the count of files for nofile
+            value = m["v"] or m["dash"]          # bash: 'open files (-n) 1024'; dash: 'nofiles 1024'
+            self.ctx.emit(Ulimit, line_no, line, name="nofile", kb=-1 if value == "unlimited" else int(value))
+            return
+        if "Too many open files" in line or "EMFILE" in line:
+            call = _CALL.search(line)
+            self.ctx.emit(CallFailed, line_no, line, call=call["call"] if call else "open", errno="EMFILE",
+                          resource="file descriptors")

@@ -1,0 +1,142 @@
+"""The ranking model (doctor/judgement/, rules/README.md "How doctor ranks"): evidence counted once, probabilities
+with an unexplained share, priors from written confidence, fitting, and `doctor eval`."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+import yaml
+
+from doctor.aggregate import aggregate
+from doctor.diagnose import diagnose_files, rule_base
+from doctor.engine import run
+from doctor.judgement.context import read_symptom
+from doctor.judgement.evidence import counted, finding_items
+from doctor.judgement.fit import Labelled, fit, stratified_folds
+from doctor.judgement.model import BASE, base_model, flatten, load, rule_prior, unflatten
+from doctor.probing.offline import gather_files
+from doctor.rank import view
+
+REPO = Path(__file__).resolve().parents[1]
+INCIDENTS = REPO / "fixtures" / "incidents"
+
+
+def findings_of(path: Path) -> tuple[list, list]:
+    from probes import DOCUMENT_PROBES, LINE_PROBES, STREAM_PROBES
+    facts = aggregate(gather_files([str(path)], LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES).facts)
+    return run(rule_base()[0], facts), facts
+
+
+def test_one_line_read_by_two_rules_of_a_cause_counts_once() -> None:
+    """Real mpirun output: MPI001 and NET010 both read the one 'unable to find interface' line; only the stronger
+    counts for wrong_socket_ifname, and the evidence list still quotes that line once."""
+    findings, facts = findings_of(INCIDENTS / "mpirun-ucx-net-devices-netns")
+    mine = [f for f in findings if f.rule.cause == "wrong_socket_ifname"]
+    assert {f.rule.id for f in mine} >= {"MPI001", "NET010"}
+    def lines(rule_id: str) -> set:
+        return set().union(*(finding_items(f) for f in mine if f.rule.id == rule_id))
+    assert lines("NET010") <= lines("MPI001"), "every line NET010 reads, MPI001 reads too"
+    assert counted(findings)["wrong_socket_ifname"].support == ("MPI001",)
+
+
+def test_probabilities_and_unexplained_share_add_up_on_every_incident() -> None:
+    for label in sorted(INCIDENTS.glob("*.expected.yaml")):
+        report = diagnose_files([str(label.with_name(label.name.removesuffix(".expected.yaml")))])
+        confidences = [d.confidence for d in report.diagnoses]
+        assert all(0.0 <= c <= 1.0 for c in confidences)
+        assert confidences == sorted(confidences, reverse=True)
+        assert sum(confidences) + report.unexplained == pytest.approx(1.0, abs=0.01), label.name
+        assert report.unexplained >= 0.0
+
+
+def test_a_rule_alone_scores_its_written_confidence_before_fitting() -> None:
+    rules, causes = rule_base()
+    model = base_model(rules, causes)
+    rule = next(r for r in rules if r.effect != "lower" and 0.3 <= r.confidence <= 0.9)
+    assert BASE + rule_prior(rule) == pytest.approx(math.log(rule.confidence / (1 - rule.confidence)))
+    lower = next(r for r in rules if r.effect == "lower")
+    assert rule_prior(lower) < 0 < model.prior(f"rule:{rule.id}")
+
+
+def test_rules_missing_from_the_weights_file_keep_their_prior(tmp_path: Path) -> None:
+    rules, causes = rule_base()
+    fitted, absent = rules[0], rules[1]
+    weights = tmp_path / "weights.yaml"
+    weights.write_text(yaml.safe_dump({"temperature": 1.5, **flatten({f"rule:{fitted.id}": 0.123})}))
+    model = load(causes, rules, weights)
+    assert model.weight(f"rule:{fitted.id}") == 0.123 and model.temperature == 1.5
+    assert model.weight(f"rule:{absent.id}") == rule_prior(absent)
+
+
+def test_weights_file_layout_round_trips() -> None:
+    params = {"rule:NET001": 1.23456, "bias:port_blocked": -1.0, "symptom:port_blocked:hang": 0.2,
+              "context:port_blocked:container": -0.1, "prior:oom_activations:oom": -2.0, "off_symptom_read": -0.4}
+    assert unflatten(flatten(params)) == {k: round(v, 3) for k, v in params.items()}
+
+
+def test_fit_moves_rules_that_fire_and_leaves_the_others_at_their_prior() -> None:
+    rules, causes = rule_base()
+    base = base_model(rules, causes)
+    cases = []
+    for label in sorted(INCIDENTS.glob("*.expected.yaml")):
+        answer = yaml.safe_load(label.read_text())
+        findings, facts = findings_of(label.with_name(label.name.removesuffix(".expected.yaml")))
+        accept = frozenset() if answer["cause"] == "healthy" else frozenset({answer["cause"]})
+        cases.append(Labelled(view(findings, facts, None), accept))
+    first, again = fit(base, cases, folds=3), fit(base, cases, folds=3)
+    assert first.params == again.params and first.temperature == again.temperature
+    fired = {r for c in cases for ev in c.view.evidence.values() for r in ev.support}
+    never = next(r for r in rules if r.id not in fired)
+    assert f"rule:{never.id}" not in first.params and first.weight(f"rule:{never.id}") == base.prior(f"rule:{never.id}")
+    right = sum(max(first.probabilities(c.view).items(), key=lambda kv: kv[1], default=("", 0))[0] in c.accept
+                for c in cases if c.accept)
+    assert right >= 0.9 * sum(1 for c in cases if c.accept)
+
+
+def test_folds_are_stratified_and_seeded() -> None:
+    labels = ["a"] * 10 + ["b"] * 5 + ["healthy"] * 5
+    folds = stratified_folds(labels, 5, seed=0)
+    assert folds == stratified_folds(labels, 5, seed=0)
+    for k in range(5):
+        assert [labels[i] for i, f in enumerate(folds) if f == k].count("a") == 2
+
+
+def test_symptom_read_from_the_input() -> None:
+    cases = {"port-in-use-torchrun": None, "rank-skips-collective": "hang", "store-port-dropped-netns": "init_timeout"}
+    for name, symptom in cases.items():
+        _, facts = findings_of(INCIDENTS / name)
+        got = read_symptom(facts)
+        assert symptom is None or got == symptom, (name, got)
+
+
+def test_doctor_eval_cross_validates_and_holds_floors(doctor_cli) -> None:
+    proc = doctor_cli("eval", "--folds", "3", "--json", str(INCIDENTS))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["cases"] == len(list(INCIDENTS.glob("*.expected.yaml")))
+    assert {"top1", "top3", "mrr", "silent_failures", "healthy_false_alarms", "ece", "reliability", "per_cause"} <= set(data)
+    assert sum(b["n"] for b in data["reliability"]) <= data["cases"]
+    text = doctor_cli("eval", str(INCIDENTS), "--max-ece", "0.0001", "--min-top1", "0.5")
+    assert text.returncode == 1 and "top1 " in text.stdout and "reliability" in text.stdout
+    assert text.stderr.strip().startswith("doctor eval: ece") and text.stderr.count("\n") == 1
+
+
+def test_doctor_eval_bad_input_is_one_line(doctor_cli, tmp_path: Path) -> None:
+    proc = doctor_cli("eval", str(tmp_path / "nope"))
+    assert proc.returncode == 2 and "not a folder of cases" in proc.stderr and "Traceback" not in proc.stderr
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "case.yaml").write_text("not: [a, label")
+    proc = doctor_cli("eval", str(tmp_path))
+    assert proc.returncode == 2 and "not a case label" in proc.stderr
+
+
+def test_fit_writes_a_deterministic_weights_file(doctor_cli, tmp_path: Path) -> None:
+    one, two = tmp_path / "one.yaml", tmp_path / "two.yaml"
+    assert doctor_cli("eval", "--fit", str(INCIDENTS), "-o", str(one)).returncode == 0
+    assert doctor_cli("eval", "--fit", str(INCIDENTS), "-o", str(two)).returncode == 0
+    assert one.read_text() == two.read_text()
+    data = yaml.safe_load(one.read_text())
+    assert one.read_text().startswith("# Fitted ranking weights") and data["cases"] == 61 and data["rules"]
+    assert list(data["rules"]) == sorted(data["rules"])

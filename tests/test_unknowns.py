@@ -1,0 +1,82 @@
+"""Honest unknowns: an input whose error lines no rule explains is never "nothing found" (issue 12, item 3).
+
+fixtures/unknowns/ holds ten real failures recorded here (tools/record_unknowns.py); the error-line probe and the
+report's unknowns section are checked on them and on lines that only look like errors.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from doctor.diagnose import diagnose_files
+from probes.error_lines import classify
+
+REPO = Path(__file__).resolve().parents[1]
+UNKNOWNS = sorted((REPO / "fixtures" / "unknowns").glob("*.log"))
+
+
+def test_there_are_ten_recorded_unknowns() -> None:
+    assert len(UNKNOWNS) >= 10
+
+
+@pytest.mark.parametrize("log", UNKNOWNS, ids=[p.stem for p in UNKNOWNS])
+def test_unexplained_failure_lists_its_lines_and_the_differential(log: Path) -> None:
+    report = diagnose_files([str(log)])
+    assert not report.healthy
+    lines = report.unexplained_lines
+    assert lines and all(e.source.endswith(log.name) and e.line > 0 for e in lines)
+    text = log.read_text(encoding="utf-8").splitlines()
+    assert all(text[e.line - 1].strip().startswith(e.text[:40]) for e in lines), "file:line points at the line quoted"
+    last_exception = next(t for t in reversed(text) if classify(t) == "exception")
+    assert any(e.text == last_exception.strip()[:300] for e in lines), "the traceback's last line is listed"
+    if not any(d.confidence >= 0.5 for d in report.diagnoses):
+        assert report.differential is not None and 3 <= len(report.differential.candidates) <= 5
+        assert report.differential.upload
+
+
+def test_unknown_in_text_json_and_exit_code(doctor_cli) -> None:
+    log = REPO / "fixtures" / "unknowns" / "linear-shape-mismatch.log"
+    text = doctor_cli("analyze", str(log))
+    assert text.returncode == 1, "an unexplained failure is a finding, not a clean bill"
+    assert "No known cause" not in text.stdout and "No rule explains these errors" in text.stdout
+    assert "linear-shape-mismatch.log:26" in text.stdout and "Upload next" in text.stdout
+    data = json.loads(doctor_cli("analyze", "--json", str(log)).stdout)
+    assert all(d["rules"] == [] for d in data["diagnoses"]), "only causes the symptom suggests, no rule behind them"
+    assert data["unexplained"] >= 0.5
+    assert data["unexplained_lines"][0]["line"] == 26 and "mat1 and mat2" in data["unexplained_lines"][0]["text"]
+    assert data["differential"]["symptom"] == "crash" and data["differential"]["causes"]
+
+
+@pytest.mark.parametrize(("line", "form"), [
+    ("node1:3012:3012 [1] NCCL WARN Cuda failure 'invalid device function'", "nccl_warn"),
+    ("[rank1]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970", "exception"),
+    ("ValueError: loss is nan at step 3 on rank 1", "exception"),
+    ("KeyError: 'label'", "exception"),
+    ("Segmentation fault (core dumped)", "signal"),
+    ("ERROR: ld.so: object 'libnccl-net.so' cannot be preloaded", "error"),
+    ("ssh: connect to host node2 port 22: Connection refused; pdsh@node1: node2: ssh exited with exit code 255 failed",
+     "failed"),
+])
+def test_error_looking_lines_are_kept(line: str, form: str) -> None:
+    assert classify(line) == form
+
+
+@pytest.mark.parametrize("line", [
+    "node1:3012:3012 [1] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v6 symbol.",
+    "/x/functional_tensor.py:368: UserWarning: Failed to initialize NumPy: No module named 'numpy'",
+    "# Out of bounds values : 0 OK",
+    '  File "/x/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 355, in wrapper',
+    "epoch 1 step 10 loss 2.31 errors: 0",
+])
+def test_lines_that_only_look_like_errors_are_not(line: str) -> None:
+    assert classify(line) == ""
+
+
+def test_markdown_report_lists_the_unknowns() -> None:
+    from doctor.report.markdown import render
+    report = diagnose_files([str(REPO / "fixtures" / "unknowns" / "module-not-found-apex.log")])
+    text = render(report)
+    assert "No known cause" not in text and "## Error lines no rule explains" in text
+    assert "module-not-found-apex.log:" in text and "No module named 'apex'" in text and "Upload next:" in text
