@@ -2,7 +2,7 @@
 
 A synthetic job is NOT a recording: it takes one recorded incident (fixtures/incidents/*: real gloo / mpirun
 runs made by lab/), gives its per-node files fleet host names (renamed files, host names rewritten in the
-text, consistently within the job), and adds a Slurm environment file (job id, allocation in hostlist
+text, consistently within the job, and a `HOSTNAME=` line appended so the content names its host), and adds a Slurm environment file (job id, allocation in hostlist
 syntax, start time) so the job ran on more nodes than logged. Causes come from the recordings; which node
 carries them is chosen here: a few injected bad nodes repeat one node-class cause (a straggler), a busy
 decoy node runs a large share of all jobs with no more failures than anyone.
@@ -138,8 +138,9 @@ def _job_files(t: Template, texts: dict[str, str], logged: list[str], allocation
         for word, slot in t.words.items():
             text = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", logged[slot], text)
         slot = t.files.get(name)
-        if slot is not None:
+        if slot is not None:       # the host is named by the content (doctor/probing/hosts.py), never the file name
             text = text.replace("host=vm", f"host={logged[slot]}")
+            text = text + ("" if text.endswith("\n") else "\n") + f"HOSTNAME={logged[slot]}\n"
             name = logged[slot] + Path(name).suffix
         out[name] = text
     from doctor.fleet.hostlist import compress

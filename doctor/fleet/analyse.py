@@ -36,24 +36,27 @@ def analyse_job(path: str, known: Collection[str] = ()) -> dict[str, Any]:
 def _analyse(path: str, upload: Upload) -> dict[str, Any]:
     from doctor.diagnose import diagnose_files
     report = diagnose_files([path])
-    where = _fact_places(report.facts)
+    where = _fact_places(report.facts, upload.file_hosts)
     diagnoses = [_diagnosis(d, where) for d in report.diagnoses]
-    nodes = set(upload.nodes) | {f.node for f in report.facts if f.rank >= 0 and _is_host(f.node)}
+    nodes = set(upload.nodes) | set(upload.file_hosts.values()) | {f.node for f in report.facts if _is_host(f.node)}
     for d in diagnoses:
         nodes.update(d["nodes"])
     return {"key": upload.key, "job": upload.job, "path": path, "started": upload.started, "ended": upload.ended,
             "nodes": sorted(nodes), "diagnoses": diagnoses, "version": __version__}
 
 
-def _fact_places(facts: list[Fact]) -> dict[tuple[str, int], tuple[set[str], set[int]]]:
+def _fact_places(facts: list[Fact], file_hosts: dict[str, str]) -> dict[tuple[str, int], tuple[set[str], set[int]]]:
+    """(source, line) -> the nodes and ranks of the facts read there; a fact without a node takes the one host
+    its file's content names (doctor/fleet/upload.py), if any."""
     where: dict[tuple[str, int], tuple[set[str], set[int]]] = defaultdict(lambda: (set(), set()))
     for f in facts:
         origin = f.origin
         if not origin.source:
             continue
         nodes, ranks = where[(origin.source, origin.line)]
-        if _is_host(f.node):
-            nodes.add(f.node)
+        node = f.node if _is_host(f.node) else file_hosts.get(origin.source, "")
+        if node:
+            nodes.add(node)
         if f.rank >= 0:
             ranks.add(f.rank)
     return where

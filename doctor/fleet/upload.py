@@ -15,7 +15,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from doctor.fleet.hostlist import expand as expand_hostlist
-from doctor.probing.inputs import InputFile, Workspace, expand, read_head
+from doctor.probing.hosts import hosts_named
+from doctor.probing.inputs import Workspace, expand, read_head
 
 JOB_MANIFEST = "doctor-job.json"      # optional: {"job": "...", "nodes": [...], "start": ISO, "end": ISO}
 NODE_MANIFEST = "doctor-manifest.json"  # written by `doctor collect`: {"node": ..., "created": ISO}
@@ -40,6 +41,7 @@ class Upload:
     nodes: list[str] = field(default_factory=list)
     started: float | None = None      # unix seconds, from the logs' timestamps or a manifest
     ended: float | None = None
+    file_hosts: dict[str, str] = field(default_factory=dict)   # file label -> the one host its content names
 
 
 def read_upload(path: str) -> Upload:
@@ -51,6 +53,7 @@ def read_upload(path: str) -> Upload:
         digest = hashlib.sha256()
         found: dict[str, set[str]] = {name: set() for name in _PATTERNS}
         manifest: dict = {}
+        file_hosts: dict[str, str] = {}
         for inner, item in sorted(zip(names, files), key=lambda pair: pair[0]):
             digest.update(inner.encode() + b"\0")
             _hash_file(item.path, digest)
@@ -58,10 +61,16 @@ def read_upload(path: str) -> Upload:
             if name in (JOB_MANIFEST, NODE_MANIFEST):
                 manifest = _merge_manifest(manifest, item.path)
             else:
-                _search(read_head(item, HEAD).decode("utf-8", "replace"), found)
+                text = read_head(item, HEAD).decode("utf-8", "replace")
+                _search(text, found)
+                named = hosts_named(text) | set(_PATTERNS["host"].findall(text))
+                if len(named) == 1:
+                    file_hosts[item.label] = named.pop()
     finally:
         workspace.remove()
-    return _identity(path, digest.hexdigest(), found, manifest)
+    upload = _identity(path, digest.hexdigest(), found, manifest)
+    upload.file_hosts = file_hosts
+    return upload
 
 
 def _inner_names(labels: list[str], root: str) -> list[str]:
