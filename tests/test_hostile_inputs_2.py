@@ -101,7 +101,13 @@ def test_folder_a_thousand_levels_deep(tmp_path: Path) -> None:
         deep.mkdir(parents=True) if deep.parent == folder else os.mkdir(deep)
     (deep / "rank1.log").write_text(FAILURE)
     _log(folder)
-    done = run_capped("analyze", "--json", str(folder), tmp=tmp_path / "tmp")
+    try:
+        done = run_capped("analyze", "--json", str(folder), tmp=tmp_path / "tmp")
+    finally:                                               # pytest's rmtree of old temp folders recurses per level
+        (deep / "rank1.log").unlink()
+        while deep != folder:
+            deep.rmdir()
+            deep = deep.parent
     report = json.loads(refused_but_kept(done, tmp_path / "tmp"))
     assert done.returncode == 1 and report["diagnoses"][0]["cause"] == "port_blocked"
     skipped = [i for i in report["inputs"] if i["status"] == "skipped"]
