@@ -51,9 +51,51 @@ def _read_capped(stream: BinaryIO, cap: int) -> bytes:
 
 
 def safe_load(stream: BinaryIO, cap: int = MAX_BYTES) -> Any:
-    """The object in a pickle stream, built from builtin types only. Raises PickleRefused."""
+    """The object in a pickle stream, built from builtin types only. Raises PickleRefused.
+
+    Where fork exists the pickle is unpickled in a child process that hands back its own re-pickling: a value the
+    C unpickler cannot build without overflowing the C stack (a dict keyed by a 300,000-deep tuple is hashed while
+    it is built) kills the child, not doctor, and the Python pickler refuses anything nested deeper than the
+    recursion limit, so nothing handed back can overflow the stack later either."""
     try:
         data = _read_capped(stream, cap)
+    except (EOFError, OSError, ValueError) as exc:      # a truncated or damaged gzip stream
+        raise PickleRefused(f"not a readable pickle ({exc.__class__.__name__})") from None
+    if not hasattr(os, "fork"):
+        return _load(data)
+    payload = _in_child(data)
+    return _load(payload)
+
+
+def _in_child(data: bytes) -> bytes:
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                          # the child: unpickle, re-pickle, hand back, exit
+        os.close(read_end)
+        try:
+            answer = b"\x00" + pickle.dumps(_load(data), protocol=pickle.HIGHEST_PROTOCOL)
+        except PickleRefused as exc:
+            answer = b"\x01" + str(exc).encode()
+        except RecursionError:
+            answer = b"\x01" + b"nested too deeply to be a memory snapshot; not read"
+        except BaseException as exc:  # noqa: BLE001 - the child never returns into doctor
+            answer = b"\x01" + f"not a readable pickle ({exc.__class__.__name__})".encode()
+        with os.fdopen(write_end, "wb") as out:
+            out.write(answer)
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as source:
+        answer = source.read()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status) or not answer:
+        raise PickleRefused("its reader crashed (a value nested too deeply to build); nothing of it was used")
+    if answer[:1] == b"\x01":
+        raise PickleRefused(answer[1:].decode("utf-8", "replace"))
+    return answer[1:]
+
+
+def _load(data: bytes) -> Any:
+    try:
         with _address_space(EXPANSION * len(data) + BASE_BUDGET):
             return RestrictedUnpickler(io.BytesIO(data)).load()
     except PickleRefused:
