@@ -53,7 +53,7 @@ def shipped_model(causes: dict[str, dict]) -> Model:
 def view(findings: list[Finding], facts: list[Fact], symptom: str | None) -> CaseView:
     """What the model sees: the rules that count per cause, the symptom (given, else read), the context."""
     return CaseView(counted(findings), symptom or context.read_symptom(facts, fallback=True), context.features(facts),
-                    symptom_given=bool(symptom))
+                    symptom_given=bool(symptom), failing=bool(symptom) or context.shows_failure(facts))
 
 
 def rank(findings: list[Finding], causes: dict[str, dict], symptom: str | None = None,

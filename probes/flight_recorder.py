@@ -43,6 +43,7 @@ def rank_from_name(source: str) -> int:
     """The number after "rank" in the file name (nccl_trace_rank_3, rank11_node2.pkl), else its last number
     (host-a_7.json): fr_trace takes the last number only and misreads names that put the host after the rank."""
     name = PurePath(source).name
+    name = name[-128:]                  # a file name; bounded so the digit search stays linear
     m = _RANK_WORD.search(name) or _RANK_IN_NAME.search(name)
     return int(m.group(1)) if m else -1
 

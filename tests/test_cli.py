@@ -51,10 +51,10 @@ def test_symptom_reorders_toward_explaining_causes(doctor_cli) -> None:
         assert abs(sum(got.values()) + data["unexplained"] - 1.0) < 0.01
         return got
 
-    plain, slow = report(), report("--symptom", "slow_training")
+    plain, slow, hang = report(), report("--symptom", "slow_training"), report("--symptom", "hang")
     assert all(p < 0.5 for p in plain.values()) and "p2p_broken" not in plain, plain   # topology alone: context
-    assert max(slow, key=slow.get) == "no_nvlink_topology"
-    assert slow["no_nvlink_topology"] > plain.get("no_nvlink_topology", 0.0)
+    assert max(slow, key=slow.get) == "no_nvlink_topology", slow
+    assert slow["no_nvlink_topology"] > hang.get("no_nvlink_topology", 0.0), (slow, hang)
 
 
 def test_rules_and_explain(doctor_cli) -> None:

@@ -30,15 +30,15 @@ def findings_of(path: Path) -> tuple[list, list]:
 
 
 def test_one_line_read_by_two_rules_of_a_cause_counts_once() -> None:
-    """Real mpirun output: MPI001 and NET010 both read the one 'unable to find interface' line; only the stronger
-    counts for wrong_socket_ifname, and the evidence list still quotes that line once."""
-    findings, facts = findings_of(INCIDENTS / "mpirun-ucx-net-devices-netns")
+    """Real mpirun output (--mca btl_tcp_if_include lo across two nodes): MPI002 and MPI003 both read the same
+    line; only the stronger counts for wrong_socket_ifname, and the evidence list still quotes that line once."""
+    findings, facts = findings_of(INCIDENTS / "mpirun-btl-if-include-lo-netns")
     mine = [f for f in findings if f.rule.cause == "wrong_socket_ifname"]
-    assert {f.rule.id for f in mine} >= {"MPI001", "NET010"}
+    assert {f.rule.id for f in mine} >= {"MPI002", "MPI003"}
     def lines(rule_id: str) -> set:
         return set().union(*(finding_items(f) for f in mine if f.rule.id == rule_id))
-    assert lines("NET010") <= lines("MPI001"), "every line NET010 reads, MPI001 reads too"
-    assert counted(findings)["wrong_socket_ifname"].support == ("MPI001",)
+    assert lines("MPI003") <= lines("MPI002"), "every line MPI003 reads, MPI002 reads too"
+    assert counted(findings)["wrong_socket_ifname"].support == ("MPI002",)
 
 
 def test_probabilities_and_unexplained_share_add_up_on_every_incident() -> None:
@@ -138,5 +138,5 @@ def test_fit_writes_a_deterministic_weights_file(doctor_cli, tmp_path: Path) -> 
     assert doctor_cli("eval", "--fit", str(INCIDENTS), "-o", str(two)).returncode == 0
     assert one.read_text() == two.read_text()
     data = yaml.safe_load(one.read_text())
-    assert one.read_text().startswith("# Fitted ranking weights") and data["cases"] == 61 and data["rules"]
+    assert one.read_text().startswith("# Fitted ranking weights") and data["cases"] == len(list(INCIDENTS.glob("*.expected.yaml"))) and data["rules"]
     assert list(data["rules"]) == sorted(data["rules"])

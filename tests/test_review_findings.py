@@ -13,7 +13,7 @@ LOGS, PROBES = ROOT / "fixtures" / "logs", ROOT / "fixtures" / "probes"
 
 def causes(*paths: Path) -> dict[str, float]:
     report = diagnose_files([str(p) for p in paths])
-    return {d.cause: d.confidence for d in report.diagnoses}
+    return {d.cause: d.confidence for d in report.diagnoses if d.rules}     # rule-backed: not the symptom's differential
 
 
 # ---- node identity comes from content, not from file names ----

@@ -15,6 +15,8 @@ def _always(_: Fact) -> bool:
     return True
 
 
+BELOW_EXPECTATION = 0.7    # a measurement under 70% of what was expected is a slowness (the bench rules' bands)
+
 # The symptom an input shows, first match wins: (fact kind, test, symptom).
 SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("oom.event", _always, "oom"),
@@ -34,7 +36,7 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("worker.bus_error", _always, "crash"),
     ("net.bind_error", _always, "crash"),
     ("launch.config_error", _always, "crash"),
-    ("bench.verdict", _always, "slow_multinode"),
+    ("bench.verdict", lambda f: 0 <= float(f.get("ratio")) < BELOW_EXPECTATION, "slow_multinode"),
     ("bench.collective", _always, "slow_multinode"),
     ("bench.bandwidth", _always, "slow_multinode"),
     ("trace.step", _always, "slow_training"),
@@ -42,6 +44,11 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("gpu.utilisation", _always, "slow_training"),
     ("profile.kernels", _always, "slow_training"),
 )
+
+# Figures, not failures: an input whose only symptom sign is one of these shows no failure by itself (a verdict
+# against an expectation does).
+MEASUREMENT_KINDS = frozenset({"bench.collective", "bench.bandwidth", "trace.step", "train.steps", "gpu.utilisation",
+                               "profile.kernels"})
 
 QUIET = "quiet"      # no error line and no sign of a symptom: what healthy inputs look like (slow_* causes aside)
 LAUNCHER_PROBES = ("openmpi", "horovod", "deepspeed", "lightning", "accelerate", "tensorflow")
@@ -79,6 +86,18 @@ def read_symptom(facts: list[Fact], fallback: bool = False) -> str | None:
         if kind in kinds and any(test(f) for f in facts if f.KIND == kind):
             return symptom
     return "crash" if fallback and "log.error_line" in kinds else None
+
+
+def shows_failure(facts: list[Fact]) -> bool:
+    """An error line, or a symptom sign that is not a bare measurement."""
+    for f in facts:
+        if f.KIND == "log.error_line":
+            return True
+        if f.KIND in MEASUREMENT_KINDS:
+            continue
+        if any(kind == f.KIND and test(f) for kind, test, _ in SYMPTOM_SIGNS):
+            return True
+    return False
 
 
 def features(facts: list[Fact]) -> tuple[str, ...]:

@@ -47,6 +47,7 @@ class CaseView:
     symptom: str | None
     context: tuple[str, ...]
     symptom_given: bool = False              # stated by the user, not read from the input
+    failing: bool = True                     # the symptom is stated, or the input shows a failure (not figures alone)
 
 
 def logit(p: float) -> float:
@@ -117,7 +118,10 @@ SHOW_SYMPTOM_ONLY_FROM = 0.03  # ... and only from this probability on; their sh
 
 
 def shown(probabilities: dict[str, float], view: CaseView) -> dict[str, float]:
-    """The causes a report shows: every cause a rule supports, and the likeliest few the symptom alone suggests."""
+    """The causes a report shows: every cause a rule supports, and the likeliest few the symptom alone suggests
+    (only where something failed: a symptom read from benchmark or trace figures alone suggests no cause)."""
+    if not view.failing:
+        return {c: p for c, p in probabilities.items() if c in view.evidence}
     guesses = sorted((c for c in probabilities if c not in view.evidence), key=lambda c: (-probabilities[c], c))
     keep = set(view.evidence) | {c for c in guesses[:SHOW_SYMPTOM_ONLY] if probabilities[c] >= SHOW_SYMPTOM_ONLY_FROM}
     return {c: p for c, p in probabilities.items() if c in keep}

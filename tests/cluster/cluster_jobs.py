@@ -29,7 +29,8 @@ class JobRun:
         return {d["cause"] for d in (self.report or {}).get("diagnoses", []) if node in d["title"]}
 
     def causes(self) -> set[str]:
-        return {d["cause"] for d in (self.report or {}).get("diagnoses", [])}
+        """Causes some rule found (not the symptom's differential, which names no evidence of its own)."""
+        return {d["cause"] for d in (self.report or {}).get("diagnoses", []) if d["rules"]}
 
 
 def env(extra: dict[str, str] | None = None) -> dict[str, str]:
