@@ -50,6 +50,12 @@ def _read_capped(stream: BinaryIO, cap: int) -> bytes:
     return b"".join(parts)
 
 
+# A pickle this small is unpickled here, without a fork (a Flight Recorder dump of one rank is a few KB, and a
+# thousand ranks' dumps forked a thousand children): each level of nesting costs at least one opcode byte, so it
+# cannot nest deeply enough to overflow the C stack while being built.
+IN_PROCESS_BYTES = 16 * 1024
+
+
 def safe_load(stream: BinaryIO, cap: int = MAX_BYTES) -> Any:
     """The object in a pickle stream, built from builtin types only. Raises PickleRefused.
 
@@ -61,7 +67,7 @@ def safe_load(stream: BinaryIO, cap: int = MAX_BYTES) -> Any:
         data = _read_capped(stream, cap)
     except (EOFError, OSError, ValueError) as exc:      # a truncated or damaged gzip stream
         raise PickleRefused(f"not a readable pickle ({exc.__class__.__name__})") from None
-    if not hasattr(os, "fork"):
+    if not hasattr(os, "fork") or len(data) <= IN_PROCESS_BYTES:
         return _load(data)
     payload = _in_child(data)
     return _load(payload)
