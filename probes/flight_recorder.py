@@ -34,7 +34,7 @@ MAX_DIM = 1 << 48              # a larger declared dimension is not a tensor any
 MAX_FRAMES = 64
 MAX_RANKS_TEXT = 512         # a longer rank list is kept as its count only
 PICKLE_KEYS = (b"version", b"pg_config", b"entries")
-_RANK_IN_NAME = re.compile(r"(\d+)(?:\.[A-Za-z]+)*$")
+_RANK_IN_NAME = re.compile(r"(?<!\d)(\d+)(?:\.[A-Za-z]+)*$")     # starts only at a run of digits: linear
 _RANK_WORD = re.compile(r"rank[_\-.]?(\d+)", re.I)
 _P2P = ("send", "recv")
 
