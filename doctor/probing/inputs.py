@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import sys
 import zlib
 import shutil
 import tarfile
@@ -26,6 +27,8 @@ MAX_MEMBERS = 10_000
 MAX_FILES = int(os.environ.get("DOCTOR_MAX_FILES", 10_000))   # files in one upload: folders and archives, nested too
 MAX_MEMBER_BYTES = int(os.environ.get("DOCTOR_MAX_MEMBER_BYTES", 4 * 2**30))
 MAX_TOTAL_BYTES = int(os.environ.get("DOCTOR_MAX_TOTAL_BYTES", 8 * 2**30))
+MAX_STDIN_BYTES = int(os.environ.get("DOCTOR_MAX_STDIN_BYTES", 2**30))   # a piped log: read up to this, say so past it
+STDIN_NAMES = ("-", "/dev/stdin")
 MAX_DEPTH = 2
 MAX_FOLDER_DEPTH = 64     # levels of sub-folders read under a folder argument (1,000 levels hit the recursion limit)
 HEAD_BYTES = 65536
@@ -79,7 +82,14 @@ class Workspace:
 def expand(paths: list[str], workspace: Workspace) -> list[InputFile]:
     """Every readable file under the given paths, in a stable order. Raises InputError for a missing path."""
     files: list[InputFile] = []
+    stdin_read = False
     for raw in paths:
+        if raw in STDIN_NAMES:
+            if stdin_read:
+                raise InputError(f"{raw}: standard input was already named once; it can be read only once")
+            stdin_read = True
+            files.extend(_read_stdin(raw, workspace))
+            continue
         path = Path(raw)
         if not path.exists():
             raise InputError(f"{raw}: no such file or directory")
@@ -95,6 +105,32 @@ def expand(paths: list[str], workspace: Workspace) -> list[InputFile]:
             workspace.files_left -= 1
             files.append(item)
     return files
+
+
+def _read_stdin(label: str, workspace: Workspace) -> list[InputFile]:
+    """`-` (or /dev/stdin): the piped log, copied as a stream into the workspace, at most MAX_STDIN_BYTES.
+    Past the cap the rest is left unread and the report says so; a terminal is refused (it would wait for typing)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        raise InputError(f"{label}: standard input is a terminal; pipe a log into it "
+                         "(`cat rank0.log | doctor analyze -`) or name the file")
+    target = workspace.new_dir() / "stdin"
+    written = 0
+    truncated = False
+    source = sys.stdin.buffer
+    with target.open("wb") as out:
+        while chunk := source.read1(1 << 20):
+            room = MAX_STDIN_BYTES - written
+            out.write(chunk[:room])
+            written += min(len(chunk), room)
+            if len(chunk) > room:
+                truncated = True
+                break
+    item = InputFile(target, "stdin", UNKNOWN, compressed=_is_gzip(target))
+    found = [InputFile(target, "stdin", file_node(read_head(item).decode("utf-8", "replace")), item.compressed)]
+    if truncated:
+        found.append(InputFile(target, "stdin", UNKNOWN, skipped=f"more than {MAX_STDIN_BYTES} bytes piped in; "
+                               "the first ones read, the rest not", size=written))
+    return found
 
 
 def _expand_one(path: Path, label: str, workspace: Workspace, depth: int) -> Iterator[InputFile]:
