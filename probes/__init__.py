@@ -51,6 +51,7 @@ from probes.nvml import NvmlReadings
 from probes.oom import OomMessages
 from probes.open_files import OpenFiles
 from probes.openmpi import OpenMpi
+from probes.p2p_bandwidth import P2pBandwidthTest
 from probes.pcie_kernel import PcieKernelLines
 from probes.perftest import Perftest
 from probes.pyspy_dump import PySpyJson, PySpyText
@@ -120,6 +121,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     PySpyText,          # py-spy dump: where each rank's main thread stands
     PySpyJson,          # py-spy dump --json
     QueryGpuCsv,        # nvidia-smi --query-gpu=utilization.gpu,... --format=csv logs (and the NVML sampler's)
+    P2pBandwidthTest,   # CUDA sample p2pBandwidthLatencyTest: peer access, staged vs direct copy bandwidth
 )
 
 STREAM_PROBES: tuple[type[StreamProbe], ...] = (

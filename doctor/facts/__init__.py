@@ -27,7 +27,7 @@ from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbEvent, IbU
 from doctor.facts.reachability import Reachability
 from doctor.facts.policy import PolicyCount, PolicyEqual, PolicyForbid, PolicyMin, PolicyPin, PolicyRequire
 from doctor.facts.status import ProbeStatus
-from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoNic, TopoSummary
+from doctor.facts.topo import CollectiveBench, NvlinkState, P2pPairBandwidth, P2pTest, TopoLink, TopoNic, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
 from doctor.facts.launchers import (CollectiveStall, Hostfile, HostfileIgnored, MpiCudaSupport, RankAnnounce, RankDuplicate,
                                     RemoteLaunchError, WorkerExit)
@@ -51,6 +51,7 @@ _ALL: tuple[type[Fact], ...] = (
     PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize,
     # topology and measurements
     TopoLink, TopoNic, TopoSummary, NvlinkState, CollectiveBench,
+    P2pPairBandwidth, P2pTest,
     # training logs
     TrainSteps, SlowRank,
     # other launchers and libraries (Horovod, TensorFlow, DeepSpeed, Lightning, accelerate, MPI)
