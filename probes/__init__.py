@@ -12,6 +12,7 @@ from doctor.probing.contract import DocumentProbe, LineProbe
 from doctor.probing.live import LiveProbe, reader
 from doctor.probing.stream import StreamProbe
 from probes.accelerate import Accelerate
+from probes.acs_registers import AcsRegisters
 from probes.collectives import Collectives
 from probes.container_spec import ContainerSpec
 from probes.cuda_errors import CudaErrors
@@ -112,6 +113,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     RdmaLink,           # rdma link
     KernelModules,      # /proc/modules, lsmod
     Lspci,              # lspci -vvv: LnkCap/LnkSta, ACSCtl
+    AcsRegisters,       # setpci reads of the ACS Control register (PLX f2a.w, ECAP_ACS+6.w, NCCL's acs script)
     NetInterfaces,      # ip -j addr / ip addr
     ReachabilityReport, # MASTER_ADDR:MASTER_PORT and peers, resolution and TCP connect
     DmonLog,            # nvidia-smi dmon utilisation logs
