@@ -38,6 +38,7 @@ from probes.lightning import Lightning
 from probes.limits import MemlockLines, MemlockValue
 from probes.lspci import Lspci
 from probes.memory_snapshot import MemorySnapshotProbe
+from probes.module_queries import ModuleQueries
 from probes.nccl_errors import NcclErrors
 from probes.nccl_inspector import NcclInspector
 from probes.nccl_ras import NcclRasJson, NcclRasText
@@ -112,6 +113,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     EthtoolInfo,        # ethtool -i: adapter driver and firmware
     RdmaLink,           # rdma link
     KernelModules,      # /proc/modules, lsmod
+    ModuleQueries,      # `lsmod | grep <pattern>` and `modinfo <module>` transcripts: peer-memory module loaded or not
     Lspci,              # lspci -vvv: LnkCap/LnkSta, ACSCtl
     AcsRegisters,       # setpci reads of the ACS Control register (PLX f2a.w, ECAP_ACS+6.w, NCCL's acs script)
     NetInterfaces,      # ip -j addr / ip addr
