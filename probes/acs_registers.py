@@ -14,7 +14,7 @@ from doctor.facts.hardware import PciAcs
 from doctor.probing.contract import DocumentProbe, ParseContext
 from doctor.probing.regex import lazy_compile
 
-_READ = lazy_compile(r"setpci\b.*?(?:\bf2a\.w|ECAP_ACS\+(?:0x)?0?6\.w)(?!\s*=)")
+_READ = lazy_compile(r"(?:\bf2a\.w|ECAP_ACS\+(?:0x)?0?6\.w)(?!\s*=)")   # on a line that runs setpci
 _LISTED = lazy_compile(r"^\s*(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+\(ecap 000d @[0-9a-fA-F]+\)"
                        r"\s+@[0-9a-fA-F]+\s*=?\s*(?P<value>[0-9a-fA-F]{4})\s*$")
 _VALUE = lazy_compile(r"^\s*(?P<value>[0-9a-fA-F]{4})\s*$")
@@ -23,6 +23,10 @@ _PROMPT = lazy_compile(r"[$#]\s")
 BITS = ((0x01, "SrcValid"), (0x02, "TransBlk"), (0x04, "ReqRedir"), (0x08, "CmpltRedir"), (0x10, "UpstreamFwd"),
         (0x20, "EgressCtrl"), (0x40, "DirectTrans"))
 REDIRECTING = 0x01 | 0x04 | 0x08      # SrcValid, ReqRedir, CmpltRedir: lspci.py's _REDIRECTING
+
+
+def _reads(line: str) -> bool:
+    return "setpci" in line and _READ.search(line) is not None
 
 
 def decode(value: int) -> tuple[bool, str]:
@@ -38,7 +42,7 @@ class AcsRegisters(DocumentProbe):
     @classmethod
     def sniff(cls, head: str) -> bool:
         lines = head.splitlines()[:2000]
-        return any(_READ.search(x) or _LISTED.match(x) for x in lines)
+        return any(_reads(x) or _LISTED.match(x) for x in lines)
 
     def parse(self, text: str, ctx: ParseContext) -> None:
         reading = False
@@ -47,7 +51,7 @@ class AcsRegisters(DocumentProbe):
             if m:
                 self._emit(ctx, number, line, m["bdf"], int(m["value"], 16))
                 continue
-            if _READ.search(line):
+            if _reads(line):
                 reading = True
                 continue
             m = _VALUE.match(line)

@@ -17,7 +17,7 @@ from doctor.probing.contract import DocumentProbe, ParseContext
 from doctor.probing.regex import lazy_compile
 from probes.kernel_modules import NOTABLE
 
-_LSMOD_GREP = lazy_compile(r"\blsmod\s*\|\s*grep\s+(?P<args>[^|;&]+?)\s*(?:[|;&].*)?$")
+_LSMOD_GREP = lazy_compile(r"\blsmod\s*\|\s*grep\s+(?P<args>[^|;&]*[^|;&\s])")
 _MODINFO = lazy_compile(r"(?:^|[\s$#>])modinfo\s+(?P<name>[\w-]+)\s*$")
 _FILENAME = lazy_compile(r"^filename:\s+(?P<path>\S+?/(?P<base>[\w-]+)\.ko(?:\.\w+)?)\s*$")
 _LISTED = lazy_compile(r"^(?P<name>\w+)\s+\d+\s+\d+(?:\s+\S+)?\s*$")
