@@ -12,6 +12,7 @@ from doctor.probing.contract import DocumentProbe, LineProbe
 from doctor.probing.live import LiveProbe, reader
 from doctor.probing.stream import StreamProbe
 from probes.accelerate import Accelerate
+from probes.acs_registers import AcsRegisters
 from probes.collectives import Collectives
 from probes.container_spec import ContainerSpec
 from probes.cuda_errors import CudaErrors
@@ -37,6 +38,7 @@ from probes.lightning import Lightning
 from probes.limits import MemlockLines, MemlockValue
 from probes.lspci import Lspci
 from probes.memory_snapshot import MemorySnapshotProbe
+from probes.module_queries import ModuleQueries
 from probes.nccl_errors import NcclErrors
 from probes.nccl_inspector import NcclInspector
 from probes.nccl_ras import NcclRasJson, NcclRasText
@@ -51,6 +53,7 @@ from probes.nvml import NvmlReadings
 from probes.oom import OomMessages
 from probes.open_files import OpenFiles
 from probes.openmpi import OpenMpi
+from probes.p2p_bandwidth import P2pBandwidthTest
 from probes.pcie_kernel import PcieKernelLines
 from probes.perftest import Perftest
 from probes.pyspy_dump import PySpyJson, PySpyText
@@ -110,7 +113,9 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     EthtoolInfo,        # ethtool -i: adapter driver and firmware
     RdmaLink,           # rdma link
     KernelModules,      # /proc/modules, lsmod
+    ModuleQueries,      # `lsmod | grep <pattern>` and `modinfo <module>` transcripts: peer-memory module loaded or not
     Lspci,              # lspci -vvv: LnkCap/LnkSta, ACSCtl
+    AcsRegisters,       # setpci reads of the ACS Control register (PLX f2a.w, ECAP_ACS+6.w, NCCL's acs script)
     NetInterfaces,      # ip -j addr / ip addr
     ReachabilityReport, # MASTER_ADDR:MASTER_PORT and peers, resolution and TCP connect
     DmonLog,            # nvidia-smi dmon utilisation logs
@@ -120,6 +125,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     PySpyText,          # py-spy dump: where each rank's main thread stands
     PySpyJson,          # py-spy dump --json
     QueryGpuCsv,        # nvidia-smi --query-gpu=utilization.gpu,... --format=csv logs (and the NVML sampler's)
+    P2pBandwidthTest,   # CUDA sample p2pBandwidthLatencyTest: peer access, staged vs direct copy bandwidth
 )
 
 STREAM_PROBES: tuple[type[StreamProbe], ...] = (

@@ -28,7 +28,8 @@ _IB_DISABLE = lazy_compile(r"NCCL_IB_DISABLE set by environment to (?P<v>\S+)")
 _NNODES = lazy_compile(r"\bnNodes (?P<n>\d+)")
 _HCA = lazy_compile(r"\[\d+\](?P<name>[\w\-]+):(?P<port>\d+)/(?P<ll>IB|RoCE)(?P<sharp>/SHARP)?")
 _CUDA_DRIVER = lazy_compile(r"cudaDriverVersion (?P<v>\d+)")
-_CHANNEL = lazy_compile(r"(?:Channel|Ring) \d+(?:/\d+)? : .* via (?P<tr>(?:NET/[\w ]+?|P2P|SHM|CollNet|NVLS)[\w/ ]*?)\s*(?:comm|$)")
+_CHANNEL = lazy_compile(r"(?:(?:Channel|Ring) \d+(?:/\d+)? : |^\s*\d+\[[0-9a-fA-F]+\] -> \d+\[[0-9a-fA-F]+\] )"   # a pasted connection line may lack its prefix
+                        r".* via (?P<tr>(?:NET/[\w ]+?|P2P|SHM|CollNet|NVLS)[\w/ ]*?)\s*(?:comm|$)")
 
 
 def _transport(raw: str) -> tuple[str, bool, bool]:

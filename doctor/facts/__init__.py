@@ -9,6 +9,7 @@ from doctor.facts.fabric import (ExpectedBandwidth, GidChoice, HcaCheck, IbGid, 
                                  TopoAffinity)
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
                                    PciAcs, PcieLink)
+from doctor.facts.hardware import ModuleInstalled, ModuleQuery
 from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NcclCommFinding, ProcessStack,
                                           StackOutlier)
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
@@ -27,7 +28,7 @@ from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbEvent, IbU
 from doctor.facts.reachability import Reachability
 from doctor.facts.policy import PolicyCount, PolicyEqual, PolicyForbid, PolicyMin, PolicyPin, PolicyRequire
 from doctor.facts.status import ProbeStatus
-from doctor.facts.topo import CollectiveBench, NvlinkState, TopoLink, TopoNic, TopoSummary
+from doctor.facts.topo import CollectiveBench, NvlinkState, P2pPairBandwidth, P2pTest, TopoLink, TopoNic, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
 from doctor.facts.launchers import (CollectiveStall, Hostfile, HostfileIgnored, MpiCudaSupport, RankAnnounce, RankDuplicate,
                                     RemoteLaunchError, WorkerExit)
@@ -51,6 +52,7 @@ _ALL: tuple[type[Fact], ...] = (
     PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize,
     # topology and measurements
     TopoLink, TopoNic, TopoSummary, NvlinkState, CollectiveBench,
+    P2pPairBandwidth, P2pTest,
     # training logs
     TrainSteps, SlowRank,
     # other launchers and libraries (Horovod, TensorFlow, DeepSpeed, Lightning, accelerate, MPI)
@@ -59,6 +61,7 @@ _ALL: tuple[type[Fact], ...] = (
     BenchExpectation, BandwidthSample, LatencySample, CollectiveSize, KernelShare, GpuIdle, CudaApiShare, BenchVerdict,
     # node hardware (nvidia-smi -q, NVML, lspci, kernel)
     PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, PciAcs,
+    ModuleQuery, ModuleInstalled,
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
     IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth, QpTimeout,
     # speed: profiler traces, skew across ranks, utilisation

@@ -105,6 +105,28 @@ class ModuleSummary(Fact):
 
 
 @fact
+class ModuleQuery(Fact):
+    """A `lsmod | grep <pattern>` transcript: what the pattern could match and what it listed (computed by its parser)."""
+
+    KIND = "kernel.module_query"
+    pattern: str = ""
+    peermem_covered: bool = False  # the pattern would list nvidia_peermem or nv_peer_mem if it were loaded
+    peermem_listed: bool = False   # ... and it did
+    nvidia_listed: bool = False    # the NVIDIA driver module is in the listing
+    listed: int = 0                # modules listed
+
+
+@fact
+class ModuleInstalled(Fact):
+    """`modinfo <name>` found the module file on disk (installed, whether or not it is loaded)."""
+
+    KIND = "kernel.module_installed"
+    name: str = ""
+    path: str = ""
+    loaded: str = "unknown"        # yes | no (a `lsmod | grep` in the same transcript that would list it did not) | unknown
+
+
+@fact
 class Iommu(Fact):
     """The IOMMU setting (kernel command line or boot log). translating: DMA is remapped (on, not passthrough)."""
 

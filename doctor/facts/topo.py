@@ -66,3 +66,29 @@ class CollectiveBench(Fact):
     complete: bool = False         # reached the summary lines
     started: bool = False          # printed its device table / init lines
     multi_node: bool = False       # several hosts, or more ranks than GPUs per process group on one node
+
+
+@fact
+class P2pPairBandwidth(Fact):
+    """One GPU pair of CUDA's p2pBandwidthLatencyTest: unidirectional GB/s with peer access off and on (-1: not printed)."""
+
+    KIND = "p2p.pair"
+    gpu_a: int = -1
+    gpu_b: int = -1
+    peer_access: bool = False      # "Device=a CAN Access Peer Device=b"
+    gbps_disabled: float = -1.0    # Unidirectional P2P=Disabled (copies staged through host memory)
+    gbps_enabled: float = -1.0     # Unidirectional P2P=Enabled (P2P writes)
+    enabled_share: float = -1.0    # gbps_enabled / gbps_disabled; below 1 the direct path is slower than the staged one
+
+
+@fact
+class P2pTest(Fact):
+    """The whole p2pBandwidthLatencyTest output (computed by its parser): how far it got and what it measured."""
+
+    KIND = "p2p.test"
+    devices: int = 0
+    peer_pairs: int = 0            # pairs the driver reports as peer-capable
+    measured_pairs: int = 0        # peer-capable pairs with both unidirectional figures
+    slower_with_p2p: int = 0       # peer-capable pairs whose P2P-enabled copy runs below half the staged one
+    worst_share: float = -1.0      # lowest gbps_enabled / gbps_disabled over peer-capable pairs
+    stopped_in: str = ""           # the section whose header is the last thing printed (the run stopped there); '' complete
