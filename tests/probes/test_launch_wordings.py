@@ -1,0 +1,88 @@
+"""Launch, rendezvous and socket-interface failures in other launchers' and older libraries' wordings (issue 12).
+
+Each text is real output (the case or thread named beside it); each test asserts the fact the probe must read from
+it, or that a near-miss wording gives none.
+"""
+from __future__ import annotations
+
+from doctor.probing.contract import parse_lines
+from probes.launch_errors import LaunchErrors
+from probes.nccl_log import NcclLogProbe as NcclLog
+
+NCCL_24_NO_INTERFACE = """\
+local-env:1133:1728 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.
+local-env:1133:1728 [0] NCCL INFO Using internal Network Socket
+local-env:1133:1728 [0] NCCL INFO NET/Socket : 0 interfaces found
+
+local-env:1133:1728 [0] transport/net_socket.cu:39 NCCL WARN NET/Socket : no interface found
+"""                                   # fixtures/cases/ifname-pocketflow-105 (NCCL 2.4)
+
+NCCL_SOCKETS_FOUND = "gpu2:46654:46654 [0] NCCL INFO NET/Socket : 1 interfaces found\n"    # NVIDIA/nccl#207, healthy
+
+ACCELERATE_PORT = ("ConnectionError: Tried to launch distributed communication on port `29500`, but another process is "
+                   "utilizing it. Please specify a different port (such as using the `----main_process_port` flag or "
+                   "specifying a different `main_process_port` in your config file) and rerun your script.\n")
+
+UNIQUE_ID_WAIT = ("[rank2]: torch.distributed.DistBackendError: [2] is setting up NCCL communicator and retrieving "
+                  "ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: wait "
+                  "timeout after 600000ms, keys: /default_pg/0//27//cuda//0\n")
+UNIQUE_ID_RESET = ("torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving ncclUniqueId "
+                   "from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n")
+
+NCCL_RETRY = "hostname:26407:26474 NCCL INFO Call to connect returned Connection refused, retrying...\n"   # horovod#1408
+
+GLOO_WRAPPED = """\
+[rank8] Warning: Unable to resolve hostname to a (local) address. Using the loopback
+        address as fallback. Manually set the network interface with GLOO_SOCKET_IFNAME
+[rank8] Gloo connectFullMesh failed ... timed out connecting: SO_ERROR: Connection refused,
+        remote=[127.0.0.1]:14215
+"""                                   # fixtures/cases/wrong-ifname-awsdoeks-50
+
+
+def kinds(facts, kind):
+    return [f for f in facts if f.KIND == kind]
+
+
+def test_nccl_24_no_interface_found_is_an_interface_error() -> None:
+    errors = kinds(parse_lines(NcclLog, NCCL_24_NO_INTERFACE), "net.ifname_error")   # one fact: both lines say the same
+    assert [(e.origin.line, e.transport, e.ifname) for e in errors] == [(3, "nccl", "")]
+    (warn,) = kinds(parse_lines(NcclLog, NCCL_24_NO_INTERFACE.splitlines()[-1]), "net.ifname_error")
+    assert warn.transport == "nccl"
+
+
+def test_interfaces_found_with_a_count_is_no_error() -> None:
+    assert not kinds(parse_lines(NcclLog, NCCL_SOCKETS_FOUND), "net.ifname_error")
+
+
+def test_accelerate_port_check_is_a_bind_error_on_its_port() -> None:
+    (bind,) = kinds(parse_lines(LaunchErrors, ACCELERATE_PORT), "net.bind_error")
+    assert bind.port == 29500
+
+
+def test_unique_id_wait_timeout_is_a_missing_peer_not_a_connect_failure() -> None:
+    facts = parse_lines(LaunchErrors, UNIQUE_ID_WAIT)
+    assert not kinds(facts, "net.connect_error")
+    assert [w.backend for w in kinds(facts, "rdzv.timeout")] == ["nccl_id"]
+
+
+def test_unique_id_get_on_a_reset_store_stays_a_store_connect_error() -> None:
+    facts = parse_lines(LaunchErrors, UNIQUE_ID_RESET)
+    assert [(c.transport, c.outcome) for c in kinds(facts, "net.connect_error")] == [("store", "reset")]
+    assert not kinds(facts, "rdzv.timeout")
+
+
+def test_old_nccl_connect_retry_is_one_refused_nccl_connect() -> None:
+    facts = parse_lines(LaunchErrors, NCCL_RETRY * 50)
+    assert [(c.transport, c.outcome, c.origin.line) for c in kinds(facts, "net.connect_error")] == [("nccl", "refused", 1)]
+
+
+def test_wrapped_gloo_lines_are_read_across_the_wrap() -> None:
+    facts = parse_lines(LaunchErrors, GLOO_WRAPPED)
+    assert [h.loopback for h in kinds(facts, "host.name")] == [True]
+    (conn,) = kinds(facts, "net.connect_error")
+    assert (conn.transport, conn.host, conn.port, conn.loopback, conn.origin.line) == ("gloo", "127.0.0.1", 14215, True, 3)
+
+
+def test_a_remote_on_an_unrelated_later_line_is_not_joined() -> None:
+    text = GLOO_WRAPPED.splitlines()[2] + "\nsome other line\n        remote=[10.0.0.2]:1\n"
+    assert not kinds(parse_lines(LaunchErrors, text), "net.connect_error")
