@@ -86,3 +86,16 @@ def test_wrapped_gloo_lines_are_read_across_the_wrap() -> None:
 def test_a_remote_on_an_unrelated_later_line_is_not_joined() -> None:
     text = GLOO_WRAPPED.splitlines()[2] + "\nsome other line\n        remote=[10.0.0.2]:1\n"
     assert not kinds(parse_lines(LaunchErrors, text), "net.connect_error")
+
+
+HOROVOD_DEVICE = ("[1,0]<stderr>:tensorflow.python.framework.errors_impl.FailedPreconditionError: Mismatched ALLREDUCE "
+                  "CPU/GPU device selection: One rank specified device CPU, but another rank specified device GPU.\n")
+HOROVOD_SHAPES = ("[1,0]<stderr>:tensorflow.python.framework.errors_impl.FailedPreconditionError: Mismatched ALLREDUCE "
+                  "tensor shapes: One rank sent a tensor of shape [10], but another rank sent a tensor of shape [20].\n")
+
+
+def test_horovod_device_selection_mismatch_is_a_config_error_of_rank_0() -> None:
+    from probes.horovod import Horovod
+    (err,) = kinds(parse_lines(Horovod, HOROVOD_DEVICE), "launch.config_error")
+    assert (err.rank, err.what) == (0, "Horovod: ALLREDUCE device selection differs between ranks (CPU vs GPU)")
+    assert not kinds(parse_lines(Horovod, HOROVOD_SHAPES), "launch.config_error")    # shapes: the program, not the build
