@@ -99,3 +99,22 @@ def test_horovod_device_selection_mismatch_is_a_config_error_of_rank_0() -> None
     (err,) = kinds(parse_lines(Horovod, HOROVOD_DEVICE), "launch.config_error")
     assert (err.rank, err.what) == (0, "Horovod: ALLREDUCE device selection differs between ranks (CPU vs GPU)")
     assert not kinds(parse_lines(Horovod, HOROVOD_SHAPES), "launch.config_error")    # shapes: the program, not the build
+
+
+TWO_COPIES = """\
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 3.94145 
+#
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 3.94156 
+"""                                   # fixtures/cases/rank_config_error-nccl-tests-27 (mpirun of a non-MPI build)
+ROW = "     1048576        262144     float     sum      -1   1000.0    1.05    1.57      0   1000.0    1.05    1.57      0\n"
+
+
+def test_nccl_tests_summaries_printed_together_are_counted_back_to_back() -> None:
+    from probes.nccl_tests import NcclTests
+    (b,) = kinds(parse_lines(NcclTests, TWO_COPIES), "bench.collective")
+    assert (b.summaries, b.back_to_back_summaries, round(b.summary_spread, 5)) == (2, 1, 3e-05)
+    lines = TWO_COPIES.splitlines(keepends=True)
+    (seq,) = kinds(parse_lines(NcclTests, ROW + "".join(lines[:2]) + ROW + "".join(lines[3:])), "bench.collective")
+    assert (seq.summaries, seq.back_to_back_summaries) == (2, 0)      # two runs one after the other
