@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, IfnameError,
+from doctor.facts.launch import (BindError, ConnectError, DeviceMismatch, DeviceOrdinalError, DuplicateGpu, HostName, IfnameError,
                                  LaunchConfigError, RendezvousTimeout, ResolveError)
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import address_class, errno_of
@@ -45,6 +45,9 @@ _STORE_WAIT = lazy_compile(r"[Tt]imed out after (?P<secs>\d+) seconds waiting fo
 _IFNAME = lazy_compile(r"Unable to find (?:address for|interface for):? ?(?P<name>[\w.:\-]+)")
 _ORDINAL = lazy_compile(r"invalid device ordinal", re.I)
 _DUPLICATE = lazy_compile(r"Duplicate GPU detected\s*:\s*rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>\w+)")
+_LOCAL_RANK_CHECK = lazy_compile(r"expected local-rank to be the same as rank % device-count")    # Megatron(-DeepSpeed)
+_TWO_DEVICES = lazy_compile(r"Expected all tensors to be on the same device, but found at least two devices, "
+                            r"(?P<a>cuda:\d+) and (?P<b>cuda:\d+)")
 _MISSING_ENV = lazy_compile(r"environment variable (?P<var>\w+) expected, but not set")
 
 
@@ -57,14 +60,14 @@ def _outcome(text: str) -> str:
 class LaunchErrors(LineProbe):
     name = "launch_errors"
     yields = ("host.name", "net.connect_error", "net.resolve_error", "net.bind_error", "rdzv.timeout", "net.ifname_error",
-              "launch.ordinal_error", "launch.duplicate_gpu", "launch.config_error")
+              "launch.ordinal_error", "launch.duplicate_gpu", "launch.config_error", "launch.device_mismatch")
     triggers = ("client socket", "is not yet listening", "retrieving ncclUniqueId", "Call to connect failed", "Connection timed out", "Connection refused", "timed out",
                 "RendezvousConnectionError", "C10d store has failed", "store based barrier", "Unable to resolve hostname", "connect() timed out", "Socket Timeout", "remote=[", "failed to connect", "Connect to",
                 "connect to", "cannot be retrieved", "Name or service not known", "name resolution", "getaddrinfo",
                 "gaierror", "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
                 "Duplicate GPU detected", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
-                "another process is utilizing it")
+                "another process is utilizing it", "rank % device-count", "found at least two devices")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -184,6 +187,12 @@ class LaunchErrors(LineProbe):
         return False
 
     def _ranks(self, n: int, line: str) -> bool:
+        if _LOCAL_RANK_CHECK.search(line):
+            self.ctx.emit(DeviceMismatch, n, line, sign="local_rank_check")
+            return True
+        if (m := _TWO_DEVICES.search(line)):     # two GPUs, not cpu and cuda: a device mapping, not a missing .to()
+            self.ctx.emit(DeviceMismatch, n, line, sign="tensors_on_two_gpus", devices=f"{m['a']}, {m['b']}")
+            return True
         m = _DUPLICATE.search(line)
         if m:
             self.ctx.emit(DuplicateGpu, n, line, rank_a=int(m["a"]), rank_b=int(m["b"]), bus_id=m["bus"])

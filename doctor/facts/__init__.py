@@ -17,7 +17,7 @@ from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
 from doctor.facts.hostconf import Firmware, FirmwareSkew, KnownBug, MtuSkew, NetLink, RouteConflict
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
-                                 IfnameError, IfnameUnused, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
+                                 DeviceMismatch, IfnameError, IfnameUnused, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
 from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, TraceCollectives, TraceStraggler,
                                TraceJob, TraceRank, TraceStep)
@@ -38,7 +38,7 @@ _ALL: tuple[type[Fact], ...] = (
     # launch and rendezvous
     ConnectError, ResolveError, BindError, IfnameError, Interface, RendezvousTimeout, RendezvousEndpoint,
     DeviceOrdinalError, DuplicateGpu, LaunchOption, LaunchConfigError, HostName, HostsEntry, Reachability,
-    IfnameUnused,
+    IfnameUnused, DeviceMismatch,
     # NCCL
     NcclVersion, NcclError, NcclWarn, CallFailed, NcclNet, IbUnavailable, GdrState, NcclChannel, NcclSummary,
     HandleCorrupt, NcclLog, NcclHca, IbEvent,

@@ -118,3 +118,13 @@ def test_nccl_tests_summaries_printed_together_are_counted_back_to_back() -> Non
     lines = TWO_COPIES.splitlines(keepends=True)
     (seq,) = kinds(parse_lines(NcclTests, ROW + "".join(lines[:2]) + ROW + "".join(lines[3:])), "bench.collective")
     assert (seq.summaries, seq.back_to_back_summaries) == (2, 0)      # two runs one after the other
+
+
+def test_rank_on_another_gpu_wordings() -> None:
+    facts = parse_lines(LaunchErrors, "AssertionError: expected local-rank to be the same as rank % device-count.\n"
+                        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
+                        "cuda:1 and cuda:0!\n")
+    assert [(m.sign, m.devices) for m in kinds(facts, "launch.device_mismatch")] == [
+        ("local_rank_check", ""), ("tensors_on_two_gpus", "cuda:1, cuda:0")]
+    cpu = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n"
+    assert not kinds(parse_lines(LaunchErrors, cpu), "launch.device_mismatch")
