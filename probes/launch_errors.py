@@ -28,7 +28,8 @@ _RDZV_CONNECT = lazy_compile(r"RendezvousConnectionError|connection to the C10d 
 _STORE_BARRIER = lazy_compile(r"(?P<state>Timed out initializing|Waiting in) (?:the )?(?:process group in )?store based barrier.*?"
                             r"world_size=(?P<world>\d+), worker_count=(?P<workers>\d+)")
 _GLOO_LOOPBACK = lazy_compile(r"Unable to resolve hostname to a \(local\) address\. Using the loopback")   # often wrapped after 'loopback'
-_CLIENT_FAILED = lazy_compile(r"client socket has failed to connect to (?:any local network address|\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+))")
+_CLIENT_FAILED = lazy_compile(r"client socket has failed to connect to (?:any local network address|\[(?P<bhost>[^\]\s]+)\]:(?P<bport>\d+)"
+                              r"|(?P<host>[^\]\s]+?):(?P<port>\d+))")   # [::ffff:10.0.0.1]:29500: the brackets hold the host
 _NOT_LISTENING = lazy_compile(r"server socket on \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+) is not yet listening")
 _OLD_CONNECT_TIMEOUT = lazy_compile(r"connect\(\) timed out|Socket Timeout|TCPStore.*timed out|Timed out connecting to store")
 # Two searches, not one pattern: `what.*?(?:SO_ERROR...)?.*?remote=` was cubic on "timed out connecting " repeated.
@@ -96,7 +97,7 @@ class LaunchErrors(LineProbe):
             return self._connect(n, line, m["host"], m["port"], "refused", "store")
         m = _CLIENT_FAILED.search(line)
         if m:
-            return self._connect(n, line, m["host"] or "", m["port"] or "-1", _outcome(line), "store")
+            return self._connect(n, line, m["bhost"] or m["host"] or "", m["bport"] or m["port"] or "-1", _outcome(line), "store")
         if _OLD_CONNECT_TIMEOUT.search(line) and not _HEARTBEAT.search(line):
             return self._connect(n, line, "", "-1", "timeout", "store")
         m = _PLAIN_CONNECT.search(line)

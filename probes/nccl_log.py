@@ -32,7 +32,8 @@ _CUDA_DRIVER = lazy_compile(r"cudaDriverVersion (?P<v>\d+)")
 # NCCL found no IP interface to use: 2.4-2.7 "NET/Socket : 0 interfaces found" then "NET/Socket : no interface found",
 # later "Bootstrap : no socket interface found" / "No usable listening interface found"
 _NO_INTERFACE = lazy_compile(r"No usable listening interface|no socket interface found|NET/Socket : no interface found"
-                             r"|NET/Socket : 0 interfaces found", re.I)
+                             r"|NET/Socket : 0 interfaces found"
+                             r"|Socket creation failed : Address family not supported", re.I)   # NCCL <= 2.4: no address to use
 _CHANNEL = lazy_compile(r"(?:Channel|Ring) \d+(?:/\d+)? : .* via (?P<tr>(?:NET/[\w ]+?|P2P|SHM|CollNet|NVLS)[\w/ ]*?)\s*(?:comm|$)")
 
 
@@ -50,7 +51,8 @@ class NcclLogProbe(LineProbe):
               "net.ifname_error")
     triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin",
                 "libibverbs", "via NET", "via P2P", "via SHM", "GPU Direct RDMA", "No usable listening interface",
-                "no socket interface found", "No socket interface found", "no interface found", "interfaces found")
+                "no socket interface found", "No socket interface found", "no interface found", "interfaces found",
+                "Socket creation failed : Address family")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -64,7 +66,7 @@ class NcclLogProbe(LineProbe):
         m = _VERSION.search(line)
         if m:
             self.ctx.emit(NcclVersion, line_no, line, version=m["v"], version_num=version_num(m["v"]), cuda=m["cuda"] or "")
-        if "Bootstrap" in line or "NET/Socket" in line or "NET : Using interface" in line:
+        if "Bootstrap" in line or "NET/Socket" in line or "NET : Using interface" in line or "Socket creation" in line:
             self._interfaces(line_no, line)
         self._network(line_no, line, node)
         if "NET/IB : Using [" in line or "NET/IB: Using [" in line:

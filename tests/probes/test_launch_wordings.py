@@ -128,3 +128,18 @@ def test_rank_on_another_gpu_wordings() -> None:
         ("local_rank_check", ""), ("tensors_on_two_gpus", "cuda:1, cuda:0")]
     cpu = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n"
     assert not kinds(parse_lines(LaunchErrors, cpu), "launch.device_mismatch")
+
+
+def test_bracketed_ipv4_mapped_store_address_keeps_its_host_and_port() -> None:
+    line = ("[W socket.cpp:663] [c10d] The client socket has failed to connect to [::ffff:255.255.0.0]:29500 "
+            "(errno: 110 - Connection timed out).\n")     # LlamaFactory#3715
+    (c,) = kinds(parse_lines(LaunchErrors, line), "net.connect_error")
+    assert (c.host, c.port, c.outcome) == ("::ffff:255.255.0.0", 29500, "timeout")
+    (plain,) = kinds(parse_lines(LaunchErrors, line.replace("[::ffff:255.255.0.0]", "node1")), "net.connect_error")
+    assert (plain.host, plain.port) == ("node1", 29500)
+
+
+def test_nccl_24_socket_creation_without_an_address_family_is_no_interface() -> None:
+    line = "e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : Address family not supported by protocol\n"
+    (e,) = kinds(parse_lines(NcclLog, line), "net.ifname_error")      # nccl-tests#14 and nccl#210 (maintainers' reading)
+    assert e.transport == "nccl"
