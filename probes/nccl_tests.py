@@ -49,6 +49,8 @@ class NcclTests(LineProbe):
         self.summaries: list[float] = []   # every '# Avg bus bandwidth' of this output, in order
         self.rows_at_summary: object = -1
         self.back_to_back = 0
+        self.rows_at_header: object = -1
+        self.copies = 0                    # extra copies of one test seen running side by side (headers or equal summaries)
 
     def feed(self, line_no: int, line: str) -> None:
         s = self.state
@@ -56,6 +58,9 @@ class NcclTests(LineProbe):
         if m and not s["op"]:
             s["op"] = m["op"]
         if (m := _HEADER.search(line)):
+            if s["started"] and self.rows_at_header == s["rows"]:
+                self.copies += 1           # a second header before any result row: another copy started alongside
+            self.rows_at_header = s["rows"]
             s["gpus"], s["started"] = int(m["g"]), True
             self.anchor = self.anchor or (line_no, line)
         elif (m := _DEVICE.search(line)):
@@ -73,6 +78,8 @@ class NcclTests(LineProbe):
             self.anchor = (line_no, line)
             if self.summaries and self.rows_at_summary == s["rows"]:
                 self.back_to_back += 1     # no result row since the last summary: two copies finished together
+                if abs(float(m["bw"]) - self.summaries[-1]) <= 0.05 * max(float(m["bw"]), self.summaries[-1]):
+                    self.copies += 1
             self.summaries.append(float(m["bw"]))
             self.rows_at_summary = s["rows"]
         elif (m := _WRONG.search(line)):
@@ -108,7 +115,7 @@ class NcclTests(LineProbe):
                       hosts=len(self.hosts) or -1, avg_busbw=float(s["avg"]), results=int(s["rows"]),
                       wrong=int(s["wrong"]), complete=bool(s["complete"]), started=bool(s["started"]),
                       multi_node=self._multi_node(), summaries=len(self.summaries), summary_spread=_spread(self.summaries),
-                      back_to_back_summaries=self.back_to_back)
+                      back_to_back_summaries=self.back_to_back, copies_together=self.copies)
 
     def _multi_node(self) -> bool:
         return multi_node(len(self.hosts), int(self.state["nranks"]), int(self.state["gpus"]))

@@ -143,3 +143,17 @@ def test_nccl_24_socket_creation_without_an_address_family_is_no_interface() -> 
     line = "e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : Address family not supported by protocol\n"
     (e,) = kinds(parse_lines(NcclLog, line), "net.ifname_error")      # nccl-tests#14 and nccl#210 (maintainers' reading)
     assert e.transport == "nccl"
+
+
+def test_a_header_repeated_before_any_row_is_a_copy_running_alongside() -> None:
+    from probes.nccl_tests import NcclTests
+    header = ("# nThread 1 nGpus 8 minBytes 1073741824 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 "
+              "agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n")          # nccl-tests#213
+    (b,) = kinds(parse_lines(NcclTests, header + header), "bench.collective")
+    assert b.copies_together == 1
+    (seq,) = kinds(parse_lines(NcclTests, header + ROW + "# Avg bus bandwidth    : 1.5\n" + header + ROW), "bench.collective")
+    assert seq.copies_together == 0
+    (two,) = kinds(parse_lines(NcclTests, TWO_COPIES), "bench.collective")
+    assert two.copies_together == 1
+    unequal = TWO_COPIES.replace("3.94156", "7.5")
+    assert kinds(parse_lines(NcclTests, unequal), "bench.collective")[0].copies_together == 0
