@@ -22,6 +22,7 @@ from doctor.facts.nccl import GdrState, NcclChannel, NcclHca, NcclLog, NcclNet, 
 from doctor.facts.topo import TopoLink, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
 from doctor.aggregate_host import HOST_AGGREGATORS
+from doctor.aggregate_launch import LAUNCH_ENV_AGGREGATORS
 from doctor.known_bugs import known_bugs
 from doctor.launch_checks import LAUNCH_AGGREGATORS
 from doctor.probing.hosts import UNKNOWN
@@ -193,6 +194,7 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     flight_recorder, stack_outliers, inspector_lag,    # Flight Recorder, py-spy, NCCL Inspector: who diverged (aggregate_flight_recorder.py)
     trace_job, trace_skew,          # profiler traces of several ranks: exposed communication, stragglers, absent ranks
     *HOST_AGGREGATORS,      # MTU across nodes, two interfaces in one subnet, firmware across nodes (doctor/aggregate_host.py)
+    *LAUNCH_ENV_AGGREGATORS,    # an NCCL_SOCKET_IFNAME NCCL never used, one NVIDIA wheel for two CUDA majors (aggregate_launch.py)
     known_bugs,             # versions in a documented bug's range with its symptom line (rules/data/known_bugs.yaml)
 )
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 
 from doctor.facts.collective import CollectiveTimeout, PeerLost
-from doctor.facts.launch import ConnectError, RendezvousTimeout
+from doctor.facts.launch import ConnectError, LaunchConfigError, RendezvousTimeout
 from doctor.facts.launchers import CollectiveStall, WorkerExit
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import address_class
@@ -37,6 +37,9 @@ _START_TIMEOUT = lazy_compile(r"Timed out waiting for (?P<what>tasks to start|th
 _SHUTDOWN = lazy_compile(r"Horovod has been shut down\.")
 _STALL = lazy_compile(r"submitted to be reduced, gathered or broadcasted by subset of ranks.*?more than (?P<secs>\d+) seconds")
 _MISSING_BLOCK = lazy_compile(r"^\s*(?P<rank>\d+): \[(?P<tensors>[^\]]*)\]?")
+# ranks disagree on where an op runs: one rank's Horovod was built without GPU ops (HOROVOD_GPU_OPERATIONS/ALLREDUCE)
+_DEVICE_MISMATCH = lazy_compile(r"Mismatched (?P<op>\w+) CPU/GPU device selection: One rank specified device (?P<a>\w+), "
+                                r"but another rank specified device (?P<b>\w+)")
 _MISSING_INLINE = lazy_compile(r"(?<![\w/.\-])(?P<tensor>[\w/.\-]+) \[missing ranks: (?P<ranks>[\d, ]+)\]")
 _RDZV_ENV = lazy_compile(r"HOROVOD_GLOO_RENDEZVOUS_(?P<key>ADDR|PORT)=['\"]?(?P<value>[\w.:\-]+)")
 _EXIT = lazy_compile(r"Process (?P<rank>\d+) exit with status code (?P<code>-?\d+)")
@@ -52,11 +55,11 @@ def op_of(tensor: str) -> str:
 class Horovod(LineProbe):
     name = "horovod"
     yields = ("net.connect_error", "rdzv.timeout", "collective.peer_lost", "collective.stalled", "collective.timeout",
-              "launch.worker_exit")
+              "launch.worker_exit", "launch.config_error")
     triggers = ("connect [", "Connect timeout [", "request failed", "KVStore server failed", "Please check connectivity",
                 "Horovod has been shut down", "by subset of ranks", "Missing ranks", "missing ranks:", "exit with status code",
                 # the lines of a stall report's "Missing ranks:" block name Horovod's tensors
-                "Horovod", "allreduce.", "allgather.", "broadcast.", "HOROVOD_GLOO_RENDEZVOUS_")
+                "Horovod", "allreduce.", "allgather.", "broadcast.", "HOROVOD_GLOO_RENDEZVOUS_", "device selection")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -91,7 +94,10 @@ class Horovod(LineProbe):
                       loopback=loopback, link_local=link_local)
 
     def _lifecycle(self, n: int, line: str, body: str, rank: int | None) -> bool:
-        if (m := _START_TIMEOUT.search(body)):
+        if (m := _DEVICE_MISMATCH.search(body)):
+            self.ctx.emit(LaunchConfigError, n, line, rank=rank,
+                          what=f"Horovod: {m['op']} device selection differs between ranks ({m['a']} vs {m['b']})")
+        elif (m := _START_TIMEOUT.search(body)):
             self.ctx.emit(RendezvousTimeout, n, line, rank=rank, backend="horovodrun")
         elif _SHUTDOWN.search(body):
             self.ctx.emit(PeerLost, n, line, rank=rank, peer="another rank", reason="shutdown")

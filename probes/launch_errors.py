@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, IfnameError,
+from doctor.facts.launch import (BindError, ConnectError, DeviceMismatch, DeviceOrdinalError, DuplicateGpu, HostName, IfnameError,
                                  LaunchConfigError, RendezvousTimeout, ResolveError)
-from doctor.probing.contract import LineProbe
+from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import address_class, errno_of
 from doctor.probing.regex import lazy_compile
 
@@ -27,14 +27,17 @@ _PLAIN_CONNECT = lazy_compile(r"^\s*(?:RuntimeError|ConnectionError|TimeoutError
 _RDZV_CONNECT = lazy_compile(r"RendezvousConnectionError|connection to the C10d store has failed")
 _STORE_BARRIER = lazy_compile(r"(?P<state>Timed out initializing|Waiting in) (?:the )?(?:process group in )?store based barrier.*?"
                             r"world_size=(?P<world>\d+), worker_count=(?P<workers>\d+)")
-_GLOO_LOOPBACK = lazy_compile(r"Unable to resolve hostname to a \(local\) address\. Using the loopback address")
-_CLIENT_FAILED = lazy_compile(r"client socket has failed to connect to (?:any local network address|\[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+))")
+_GLOO_LOOPBACK = lazy_compile(r"Unable to resolve hostname to a \(local\) address\. Using the loopback")   # often wrapped after 'loopback'
+_CLIENT_FAILED = lazy_compile(r"client socket has failed to connect to (?:any local network address|\[(?P<bhost>[^\]\s]+)\]:(?P<bport>\d+)"
+                              r"|(?P<host>[^\]\s]+?):(?P<port>\d+))")   # [::ffff:10.0.0.1]:29500: the brackets hold the host
 _NOT_LISTENING = lazy_compile(r"server socket on \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+) is not yet listening")
 _OLD_CONNECT_TIMEOUT = lazy_compile(r"connect\(\) timed out|Socket Timeout|TCPStore.*timed out|Timed out connecting to store")
 # Two searches, not one pattern: `what.*?(?:SO_ERROR...)?.*?remote=` was cubic on "timed out connecting " repeated.
 _GLOO_WHAT = lazy_compile(r"timed out connecting|failed to connect|Connect timeout|connectFullMesh failed")
 _GLOO_REMOTE = lazy_compile(r"remote=\[(?P<host>[^\]]+)\](?::(?P<port>\d+))?")
 _NCCL_CALL_CONNECT = lazy_compile(r"Call to connect failed\s*:\s*(?P<err>.*)")
+_NCCL_CONNECT_RETRY = lazy_compile(r"Call to connect returned (?P<err>[^,]+), retrying")   # NCCL 2.4-2.7 INFO, repeated per retry
+_ACCELERATE_PORT = lazy_compile(r"launch distributed communication on port `?(?P<port>\d+)`?, but another process is utilizing it")
 _NCCL_CONNECT = lazy_compile(r"(?:socketStartConnect|socketConnect|Connect to|connect to) (?P<host>[0-9a-fA-F:.%\[\]a-z\-]+)<(?P<port>\d+)> failed\s*:?\s*(?P<err>[^,\n]*)")
 _GAI = lazy_compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot be retrieved \(gai error: (?P<code>-?\d+)")
 _RESOLVE_OLD = lazy_compile(r"(?:Name or service not known|nodename nor servname|getaddrinfo failed|Temporary failure in name resolution|gaierror)")
@@ -43,6 +46,9 @@ _STORE_WAIT = lazy_compile(r"[Tt]imed out after (?P<secs>\d+) seconds waiting fo
 _IFNAME = lazy_compile(r"Unable to find (?:address for|interface for):? ?(?P<name>[\w.:\-]+)")
 _ORDINAL = lazy_compile(r"invalid device ordinal", re.I)
 _DUPLICATE = lazy_compile(r"Duplicate GPU detected\s*:\s*rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>\w+)")
+_LOCAL_RANK_CHECK = lazy_compile(r"expected local-rank to be the same as rank % device-count")    # Megatron(-DeepSpeed)
+_TWO_DEVICES = lazy_compile(r"Expected all tensors to be on the same device, but found at least two devices, "
+                            r"(?P<a>cuda:\d+) and (?P<b>cuda:\d+)")
 _MISSING_ENV = lazy_compile(r"environment variable (?P<var>\w+) expected, but not set")
 
 
@@ -55,13 +61,19 @@ def _outcome(text: str) -> str:
 class LaunchErrors(LineProbe):
     name = "launch_errors"
     yields = ("host.name", "net.connect_error", "net.resolve_error", "net.bind_error", "rdzv.timeout", "net.ifname_error",
-              "launch.ordinal_error", "launch.duplicate_gpu", "launch.config_error")
+              "launch.ordinal_error", "launch.duplicate_gpu", "launch.config_error", "launch.device_mismatch")
     triggers = ("client socket", "is not yet listening", "retrieving ncclUniqueId", "Call to connect failed", "Connection timed out", "Connection refused", "timed out",
                 "RendezvousConnectionError", "C10d store has failed", "store based barrier", "Unable to resolve hostname", "connect() timed out", "Socket Timeout", "remote=[", "failed to connect", "Connect to",
                 "connect to", "cannot be retrieved", "Name or service not known", "name resolution", "getaddrinfo",
                 "gaierror", "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
-                "Duplicate GPU detected", "expected, but not set", "Timed out connecting to store")
+                "Duplicate GPU detected", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
+                "another process is utilizing it", "rank % device-count", "found at least two devices")
+
+    def __init__(self, ctx: ParseContext) -> None:
+        super().__init__(ctx)
+        self.gloo_pending: tuple[int, str] | None = None
+        self.retries_seen: set[str] = set()
 
     def feed(self, line_no: int, line: str) -> None:
         for handler in (self._store_connect, self._gloo_connect, self._nccl_connect, self._resolve, self._bind,
@@ -74,6 +86,9 @@ class LaunchErrors(LineProbe):
         if m:
             return self._connect(n, line, m["host"] or m["host2"], m["port"] or m["port2"], "timeout", "store")
         m = _UNIQUE_ID.search(line)
+        if m and "wait timeout" in m["err"]:   # the store answered, but rank <src> never published the id: it is not there
+            self.ctx.emit(RendezvousTimeout, n, line, backend="nccl_id")
+            return True
         if m:   # a rank could not fetch rank 0's NCCL id from the store: the store (rank 0) is gone or unreachable
             outcome = _outcome(m["err"])
             return self._connect(n, line, "", "-1", "timeout" if "Socket Timeout" in m["err"] else outcome, "store")
@@ -82,7 +97,7 @@ class LaunchErrors(LineProbe):
             return self._connect(n, line, m["host"], m["port"], "refused", "store")
         m = _CLIENT_FAILED.search(line)
         if m:
-            return self._connect(n, line, m["host"] or "", m["port"] or "-1", _outcome(line), "store")
+            return self._connect(n, line, m["bhost"] or m["host"] or "", m["bport"] or m["port"] or "-1", _outcome(line), "store")
         if _OLD_CONNECT_TIMEOUT.search(line) and not _HEARTBEAT.search(line):
             return self._connect(n, line, "", "-1", "timeout", "store")
         m = _PLAIN_CONNECT.search(line)
@@ -93,14 +108,26 @@ class LaunchErrors(LineProbe):
         return False
 
     def _gloo_connect(self, n: int, line: str) -> bool:
+        pending, self.gloo_pending = self.gloo_pending, None
         what = _GLOO_WHAT.search(line)
         m = _GLOO_REMOTE.search(line, what.end()) if what else None
+        if not m and pending and pending[0] == n - 1 and line[:1].isspace() and (m := _GLOO_REMOTE.search(line)):
+            n0, first = pending      # a wrapped message: 'remote=[...]' continues on the next, indented line
+            return self._connect(n0, first, m["host"], m["port"] or "-1", _outcome(first + line), "gloo")
         if not m:
+            if what and "remote=" not in line:
+                self.gloo_pending = (n, line)
             return False
         outcome = _outcome(line)
         return self._connect(n, line, m["host"], m["port"] or "-1", outcome, "gloo")
 
     def _nccl_connect(self, n: int, line: str) -> bool:
+        retry = _NCCL_CONNECT_RETRY.search(line)
+        if retry:                  # one fact per wording: the same retry line repeats every 100 ms
+            if retry["err"] not in self.retries_seen:
+                self.retries_seen.add(retry["err"])
+                self._connect(n, line, "", "-1", _outcome(retry["err"]), "nccl")
+            return True
         m = _NCCL_CONNECT.search(line)
         if not m:
             m = _NCCL_CALL_CONNECT.search(line)
@@ -127,6 +154,10 @@ class LaunchErrors(LineProbe):
         return False
 
     def _bind(self, n: int, line: str) -> bool:
+        m = _ACCELERATE_PORT.search(line)
+        if m:                      # accelerate checks the port itself before torch binds it
+            self.ctx.emit(BindError, n, line, host="", port=int(m["port"]))
+            return True
         if "already in use" not in line.lower() and "EADDRINUSE" not in line:
             return False
         m = _BIND.search(line)
@@ -157,6 +188,12 @@ class LaunchErrors(LineProbe):
         return False
 
     def _ranks(self, n: int, line: str) -> bool:
+        if _LOCAL_RANK_CHECK.search(line):
+            self.ctx.emit(DeviceMismatch, n, line, sign="local_rank_check")
+            return True
+        if (m := _TWO_DEVICES.search(line)):     # two GPUs, not cpu and cuda: a device mapping, not a missing .to()
+            self.ctx.emit(DeviceMismatch, n, line, sign="tensors_on_two_gpus", devices=f"{m['a']}, {m['b']}")
+            return True
         m = _DUPLICATE.search(line)
         if m:
             self.ctx.emit(DuplicateGpu, n, line, rank_a=int(m["a"]), rank_b=int(m["b"]), bus_id=m["bus"])

@@ -49,7 +49,7 @@ def _call_name(raw: str) -> str:
 class NcclErrors(LineProbe):
     name = "nccl_errors"
     yields = ("nccl.error", "nccl.warn", "sys.call_failed", "nccl.handle_corrupt", "nccl.ib_event")
-    triggers = ("NCCL error", "NCCL Error", "ncclSystemError", "ncclInternalError", "ncclInvalidUsage", "ncclRemoteError",
+    triggers = ("NCCL error", "NCCL Error", "NCCL failure", "ncclSystemError", "ncclInternalError", "ncclInvalidUsage", "ncclRemoteError",
                 "ncclUnhandledCudaError", "unhandled system error", "unhandled cuda error", "remote process exited",
                 "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
                 "Call to ibv_", "Got completion from peer", "Got async event", "unable to write to file </torch_",

@@ -10,6 +10,7 @@ Sample input:
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from doctor.facts.env import PackageVersion
@@ -28,6 +29,11 @@ _IB_DISABLE = lazy_compile(r"NCCL_IB_DISABLE set by environment to (?P<v>\S+)")
 _NNODES = lazy_compile(r"\bnNodes (?P<n>\d+)")
 _HCA = lazy_compile(r"\[\d+\](?P<name>[\w\-]+):(?P<port>\d+)/(?P<ll>IB|RoCE)(?P<sharp>/SHARP)?")
 _CUDA_DRIVER = lazy_compile(r"cudaDriverVersion (?P<v>\d+)")
+# NCCL found no IP interface to use: 2.4-2.7 "NET/Socket : 0 interfaces found" then "NET/Socket : no interface found",
+# later "Bootstrap : no socket interface found" / "No usable listening interface found"
+_NO_INTERFACE = lazy_compile(r"No usable listening interface|no socket interface found|NET/Socket : no interface found"
+                             r"|NET/Socket : 0 interfaces found"
+                             r"|Socket creation failed : Address family not supported", re.I)   # NCCL <= 2.4: no address to use
 _CHANNEL = lazy_compile(r"(?:(?:Channel|Ring) \d+(?:/\d+)? : |^\s*\d+\[[0-9a-fA-F]+\] -> \d+\[[0-9a-fA-F]+\] )"   # a pasted connection line may lack its prefix
                         r".* via (?P<tr>(?:NET/[\w ]+?|P2P|SHM|CollNet|NVLS)[\w/ ]*?)\s*(?:comm|$)")
 
@@ -46,7 +52,8 @@ class NcclLogProbe(LineProbe):
               "net.ifname_error")
     triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin",
                 "libibverbs", "via NET", "via P2P", "via SHM", "GPU Direct RDMA", "No usable listening interface",
-                "no socket interface found", "No socket interface found")
+                "no socket interface found", "No socket interface found", "no interface found", "interfaces found",
+                "Socket creation failed : Address family")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -60,7 +67,7 @@ class NcclLogProbe(LineProbe):
         m = _VERSION.search(line)
         if m:
             self.ctx.emit(NcclVersion, line_no, line, version=m["v"], version_num=version_num(m["v"]), cuda=m["cuda"] or "")
-        if "Bootstrap" in line or "NET/Socket" in line or "NET : Using interface" in line:
+        if "Bootstrap" in line or "NET/Socket" in line or "NET : Using interface" in line or "Socket creation" in line:
             self._interfaces(line_no, line)
         self._network(line_no, line, node)
         if "NET/IB : Using [" in line or "NET/IB: Using [" in line:
@@ -100,7 +107,7 @@ class NcclLogProbe(LineProbe):
             loopback, link_local = address_class(m["addr"])
             self.ctx.emit(Interface, line_no, line, name=m["name"], address=m["addr"], used_by=used_by,
                           loopback=loopback, link_local=link_local, virtual=virtual_interface(m["name"]))
-        if "No usable listening interface" in line or "no socket interface found" in line.lower():
+        if _NO_INTERFACE.search(line):
             self.ctx.emit(IfnameError, line_no, line, ifname="", transport="nccl")
 
     def _network(self, line_no: int, line: str, node: str) -> None:

@@ -46,6 +46,11 @@ class NcclTests(LineProbe):
         self.wrong_column = True          # '#wrong' (counts); nccl-tests before 2019 printed a max 'error' instead
         self.root_column: bool | None = None   # nccl-tests since 2.10 print a root column after redop
         self.sizes: list[tuple[int, str, dict[str, float | int]]] = []
+        self.summaries: list[float] = []   # every '# Avg bus bandwidth' of this output, in order
+        self.rows_at_summary: object = -1
+        self.back_to_back = 0
+        self.rows_at_header: object = -1
+        self.copies = 0                    # extra copies of one test seen running side by side (headers or equal summaries)
 
     def feed(self, line_no: int, line: str) -> None:
         s = self.state
@@ -53,6 +58,9 @@ class NcclTests(LineProbe):
         if m and not s["op"]:
             s["op"] = m["op"]
         if (m := _HEADER.search(line)):
+            if s["started"] and self.rows_at_header == s["rows"]:
+                self.copies += 1           # a second header before any result row: another copy started alongside
+            self.rows_at_header = s["rows"]
             s["gpus"], s["started"] = int(m["g"]), True
             self.anchor = self.anchor or (line_no, line)
         elif (m := _DEVICE.search(line)):
@@ -68,6 +76,12 @@ class NcclTests(LineProbe):
         elif (m := _AVG.search(line)):
             s["avg"], s["complete"] = float(m["bw"]), True
             self.anchor = (line_no, line)
+            if self.summaries and self.rows_at_summary == s["rows"]:
+                self.back_to_back += 1     # no result row since the last summary: two copies finished together
+                if abs(float(m["bw"]) - self.summaries[-1]) <= 0.05 * max(float(m["bw"]), self.summaries[-1]):
+                    self.copies += 1
+            self.summaries.append(float(m["bw"]))
+            self.rows_at_summary = s["rows"]
         elif (m := _WRONG.search(line)):
             s["wrong"] = max(int(s["wrong"]), int(m["n"]))
         elif "NCCL INFO" in line and (m := _NRANKS.search(line)):
@@ -100,7 +114,8 @@ class NcclTests(LineProbe):
         self.ctx.emit(CollectiveBench, line_no, line, op=str(s["op"]), nranks=int(s["nranks"]), gpus=int(s["gpus"]),
                       hosts=len(self.hosts) or -1, avg_busbw=float(s["avg"]), results=int(s["rows"]),
                       wrong=int(s["wrong"]), complete=bool(s["complete"]), started=bool(s["started"]),
-                      multi_node=self._multi_node())
+                      multi_node=self._multi_node(), summaries=len(self.summaries), summary_spread=_spread(self.summaries),
+                      back_to_back_summaries=self.back_to_back, copies_together=self.copies)
 
     def _multi_node(self) -> bool:
         return multi_node(len(self.hosts), int(self.state["nranks"]), int(self.state["gpus"]))
@@ -109,6 +124,12 @@ class NcclTests(LineProbe):
 def multi_node(hosts: int, nranks: int, gpus: int) -> bool:
     """Several hosts in the device table, or more ranks than any single node here has GPUs (8 at most)."""
     return hosts > 1 or (nranks > 8 and (gpus < 0 or nranks > gpus))
+
+
+def _spread(values: list[float]) -> float:
+    """(max - min) / max of the summaries of one output: ~0 when several copies of one test each printed theirs."""
+    top = max(values, default=0.0)
+    return (top - min(values)) / top if len(values) > 1 and top > 0 else -1.0
 
 
 def _number(token: str) -> float | None:

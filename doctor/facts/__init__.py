@@ -12,13 +12,13 @@ from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThr
 from doctor.facts.hardware import ModuleInstalled, ModuleQuery
 from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NcclCommFinding, ProcessStack,
                                           StackOutlier)
-from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
+from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew, WheelConflict
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
 from doctor.facts.hostconf import Firmware, FirmwareSkew, KnownBug, MtuSkew, NetLink, RouteConflict
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
-                                 IfnameError, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
+                                 DeviceMismatch, IfnameError, IfnameUnused, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
 from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, TraceCollectives, TraceStraggler,
                                TraceJob, TraceRank, TraceStep)
@@ -39,6 +39,7 @@ _ALL: tuple[type[Fact], ...] = (
     # launch and rendezvous
     ConnectError, ResolveError, BindError, IfnameError, Interface, RendezvousTimeout, RendezvousEndpoint,
     DeviceOrdinalError, DuplicateGpu, LaunchOption, LaunchConfigError, HostName, HostsEntry, Reachability,
+    IfnameUnused, DeviceMismatch,
     # NCCL
     NcclVersion, NcclError, NcclWarn, CallFailed, NcclNet, IbUnavailable, GdrState, NcclChannel, NcclSummary,
     HandleCorrupt, NcclLog, NcclHca, IbEvent,
@@ -50,6 +51,7 @@ _ALL: tuple[type[Fact], ...] = (
     FrDump, FrGroupRank, FrMismatch, ProcessStack, StackOutlier, NcclCommFinding, InspectorRank,
     # software and configuration
     PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize,
+    WheelConflict,
     # topology and measurements
     TopoLink, TopoNic, TopoSummary, NvlinkState, CollectiveBench,
     P2pPairBandwidth, P2pTest,

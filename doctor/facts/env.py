@@ -60,3 +60,13 @@ class ShmSize(Fact):
     KIND = "sys.shm"
     size: float = -1
     writable: bool = True
+
+
+@fact
+class WheelConflict(Fact):
+    """One NVIDIA wheel installed for several CUDA majors in one environment (derived: doctor/aggregate_launch.py)."""
+
+    KIND = "pkg.wheel_conflict"
+    package: str = ""              # nvidia-nccl, nvidia-cublas, ...
+    variants: str = ""             # "nvidia-nccl-cu12==2.29.3, nvidia-nccl-cu13==2.29.7"
+    count: int = 0

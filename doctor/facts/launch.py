@@ -135,3 +135,25 @@ class LaunchConfigError(Fact):
 
     KIND = "launch.config_error"
     what: str = ""
+
+
+@fact
+class IfnameUnused(Fact):
+    """NCCL_SOCKET_IFNAME names interfaces, NCCL's init failed, and no interface NCCL reported matches the setting
+    (derived: doctor/aggregate_launch.py). origin: the failure line."""
+
+    KIND = "net.ifname_unused"
+    variable: str = "NCCL_SOCKET_IFNAME"
+    ifname: str = ""               # the value as set
+    interfaces_seen: int = 0       # interfaces NCCL reported using in the same input (none of them match)
+    failure: str = ""              # the NCCL result: internal | system | invalid_usage | handle_corrupt
+
+
+@fact
+class DeviceMismatch(Fact):
+    """A rank works on another GPU than its local rank's: a framework's own local-rank check failed, or one
+    operation met tensors on two CUDA devices. sign: local_rank_check | tensors_on_two_gpus."""
+
+    KIND = "launch.device_mismatch"
+    sign: str = ""
+    devices: str = ""              # "cuda:1, cuda:0" when the message names them

@@ -66,6 +66,11 @@ class CollectiveBench(Fact):
     complete: bool = False         # reached the summary lines
     started: bool = False          # printed its device table / init lines
     multi_node: bool = False       # several hosts, or more ranks than GPUs per process group on one node
+    summaries: int = 0             # '# Avg bus bandwidth' lines in this one output (one per finished test run)
+    summary_spread: float = -1     # (max - min) / max over those summaries; -1 with fewer than two
+    back_to_back_summaries: int = 0   # summaries printed with no result row since the previous one (copies ending together)
+    copies_together: int = 0          # extra copies of one test side by side: a second header before any result row, or an
+                                      # equal summary right after another (a non-MPI build started once per process)
 
 
 @fact

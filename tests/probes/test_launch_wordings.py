@@ -1,0 +1,159 @@
+"""Launch, rendezvous and socket-interface failures in other launchers' and older libraries' wordings (issue 12).
+
+Each text is real output (the case or thread named beside it); each test asserts the fact the probe must read from
+it, or that a near-miss wording gives none.
+"""
+from __future__ import annotations
+
+from doctor.probing.contract import parse_lines
+from probes.launch_errors import LaunchErrors
+from probes.nccl_log import NcclLogProbe as NcclLog
+
+NCCL_24_NO_INTERFACE = """\
+local-env:1133:1728 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.
+local-env:1133:1728 [0] NCCL INFO Using internal Network Socket
+local-env:1133:1728 [0] NCCL INFO NET/Socket : 0 interfaces found
+
+local-env:1133:1728 [0] transport/net_socket.cu:39 NCCL WARN NET/Socket : no interface found
+"""                                   # fixtures/cases/ifname-pocketflow-105 (NCCL 2.4)
+
+NCCL_SOCKETS_FOUND = "gpu2:46654:46654 [0] NCCL INFO NET/Socket : 1 interfaces found\n"    # NVIDIA/nccl#207, healthy
+
+ACCELERATE_PORT = ("ConnectionError: Tried to launch distributed communication on port `29500`, but another process is "
+                   "utilizing it. Please specify a different port (such as using the `----main_process_port` flag or "
+                   "specifying a different `main_process_port` in your config file) and rerun your script.\n")
+
+UNIQUE_ID_WAIT = ("[rank2]: torch.distributed.DistBackendError: [2] is setting up NCCL communicator and retrieving "
+                  "ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: wait "
+                  "timeout after 600000ms, keys: /default_pg/0//27//cuda//0\n")
+UNIQUE_ID_RESET = ("torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving ncclUniqueId "
+                   "from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n")
+
+NCCL_RETRY = "hostname:26407:26474 NCCL INFO Call to connect returned Connection refused, retrying...\n"   # horovod#1408
+
+GLOO_WRAPPED = """\
+[rank8] Warning: Unable to resolve hostname to a (local) address. Using the loopback
+        address as fallback. Manually set the network interface with GLOO_SOCKET_IFNAME
+[rank8] Gloo connectFullMesh failed ... timed out connecting: SO_ERROR: Connection refused,
+        remote=[127.0.0.1]:14215
+"""                                   # fixtures/cases/wrong-ifname-awsdoeks-50
+
+
+def kinds(facts, kind):
+    return [f for f in facts if f.KIND == kind]
+
+
+def test_nccl_24_no_interface_found_is_an_interface_error() -> None:
+    errors = kinds(parse_lines(NcclLog, NCCL_24_NO_INTERFACE), "net.ifname_error")   # one fact: both lines say the same
+    assert [(e.origin.line, e.transport, e.ifname) for e in errors] == [(3, "nccl", "")]
+    (warn,) = kinds(parse_lines(NcclLog, NCCL_24_NO_INTERFACE.splitlines()[-1]), "net.ifname_error")
+    assert warn.transport == "nccl"
+
+
+def test_interfaces_found_with_a_count_is_no_error() -> None:
+    assert not kinds(parse_lines(NcclLog, NCCL_SOCKETS_FOUND), "net.ifname_error")
+
+
+def test_accelerate_port_check_is_a_bind_error_on_its_port() -> None:
+    (bind,) = kinds(parse_lines(LaunchErrors, ACCELERATE_PORT), "net.bind_error")
+    assert bind.port == 29500
+
+
+def test_unique_id_wait_timeout_is_a_missing_peer_not_a_connect_failure() -> None:
+    facts = parse_lines(LaunchErrors, UNIQUE_ID_WAIT)
+    assert not kinds(facts, "net.connect_error")
+    assert [w.backend for w in kinds(facts, "rdzv.timeout")] == ["nccl_id"]
+
+
+def test_unique_id_get_on_a_reset_store_stays_a_store_connect_error() -> None:
+    facts = parse_lines(LaunchErrors, UNIQUE_ID_RESET)
+    assert [(c.transport, c.outcome) for c in kinds(facts, "net.connect_error")] == [("store", "reset")]
+    assert not kinds(facts, "rdzv.timeout")
+
+
+def test_old_nccl_connect_retry_is_one_refused_nccl_connect() -> None:
+    facts = parse_lines(LaunchErrors, NCCL_RETRY * 50)
+    assert [(c.transport, c.outcome, c.origin.line) for c in kinds(facts, "net.connect_error")] == [("nccl", "refused", 1)]
+
+
+def test_wrapped_gloo_lines_are_read_across_the_wrap() -> None:
+    facts = parse_lines(LaunchErrors, GLOO_WRAPPED)
+    assert [h.loopback for h in kinds(facts, "host.name")] == [True]
+    (conn,) = kinds(facts, "net.connect_error")
+    assert (conn.transport, conn.host, conn.port, conn.loopback, conn.origin.line) == ("gloo", "127.0.0.1", 14215, True, 3)
+
+
+def test_a_remote_on_an_unrelated_later_line_is_not_joined() -> None:
+    text = GLOO_WRAPPED.splitlines()[2] + "\nsome other line\n        remote=[10.0.0.2]:1\n"
+    assert not kinds(parse_lines(LaunchErrors, text), "net.connect_error")
+
+
+HOROVOD_DEVICE = ("[1,0]<stderr>:tensorflow.python.framework.errors_impl.FailedPreconditionError: Mismatched ALLREDUCE "
+                  "CPU/GPU device selection: One rank specified device CPU, but another rank specified device GPU.\n")
+HOROVOD_SHAPES = ("[1,0]<stderr>:tensorflow.python.framework.errors_impl.FailedPreconditionError: Mismatched ALLREDUCE "
+                  "tensor shapes: One rank sent a tensor of shape [10], but another rank sent a tensor of shape [20].\n")
+
+
+def test_horovod_device_selection_mismatch_is_a_config_error_of_rank_0() -> None:
+    from probes.horovod import Horovod
+    (err,) = kinds(parse_lines(Horovod, HOROVOD_DEVICE), "launch.config_error")
+    assert (err.rank, err.what) == (0, "Horovod: ALLREDUCE device selection differs between ranks (CPU vs GPU)")
+    assert not kinds(parse_lines(Horovod, HOROVOD_SHAPES), "launch.config_error")    # shapes: the program, not the build
+
+
+TWO_COPIES = """\
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 3.94145 
+#
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 3.94156 
+"""                                   # fixtures/cases/rank_config_error-nccl-tests-27 (mpirun of a non-MPI build)
+ROW = "     1048576        262144     float     sum      -1   1000.0    1.05    1.57      0   1000.0    1.05    1.57      0\n"
+
+
+def test_nccl_tests_summaries_printed_together_are_counted_back_to_back() -> None:
+    from probes.nccl_tests import NcclTests
+    (b,) = kinds(parse_lines(NcclTests, TWO_COPIES), "bench.collective")
+    assert (b.summaries, b.back_to_back_summaries, round(b.summary_spread, 5)) == (2, 1, 3e-05)
+    lines = TWO_COPIES.splitlines(keepends=True)
+    (seq,) = kinds(parse_lines(NcclTests, ROW + "".join(lines[:2]) + ROW + "".join(lines[3:])), "bench.collective")
+    assert (seq.summaries, seq.back_to_back_summaries) == (2, 0)      # two runs one after the other
+
+
+def test_rank_on_another_gpu_wordings() -> None:
+    facts = parse_lines(LaunchErrors, "AssertionError: expected local-rank to be the same as rank % device-count.\n"
+                        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
+                        "cuda:1 and cuda:0!\n")
+    assert [(m.sign, m.devices) for m in kinds(facts, "launch.device_mismatch")] == [
+        ("local_rank_check", ""), ("tensors_on_two_gpus", "cuda:1, cuda:0")]
+    cpu = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n"
+    assert not kinds(parse_lines(LaunchErrors, cpu), "launch.device_mismatch")
+
+
+def test_bracketed_ipv4_mapped_store_address_keeps_its_host_and_port() -> None:
+    line = ("[W socket.cpp:663] [c10d] The client socket has failed to connect to [::ffff:255.255.0.0]:29500 "
+            "(errno: 110 - Connection timed out).\n")     # LlamaFactory#3715
+    (c,) = kinds(parse_lines(LaunchErrors, line), "net.connect_error")
+    assert (c.host, c.port, c.outcome) == ("::ffff:255.255.0.0", 29500, "timeout")
+    (plain,) = kinds(parse_lines(LaunchErrors, line.replace("[::ffff:255.255.0.0]", "node1")), "net.connect_error")
+    assert (plain.host, plain.port) == ("node1", 29500)
+
+
+def test_nccl_24_socket_creation_without_an_address_family_is_no_interface() -> None:
+    line = "e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : Address family not supported by protocol\n"
+    (e,) = kinds(parse_lines(NcclLog, line), "net.ifname_error")      # nccl-tests#14 and nccl#210 (maintainers' reading)
+    assert e.transport == "nccl"
+
+
+def test_a_header_repeated_before_any_row_is_a_copy_running_alongside() -> None:
+    from probes.nccl_tests import NcclTests
+    header = ("# nThread 1 nGpus 8 minBytes 1073741824 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 "
+              "agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n")          # nccl-tests#213
+    (b,) = kinds(parse_lines(NcclTests, header + header), "bench.collective")
+    assert b.copies_together == 1
+    (seq,) = kinds(parse_lines(NcclTests, header + ROW + "# Avg bus bandwidth    : 1.5\n" + header + ROW), "bench.collective")
+    assert seq.copies_together == 0
+    (two,) = kinds(parse_lines(NcclTests, TWO_COPIES), "bench.collective")
+    assert two.copies_together == 1
+    unequal = TWO_COPIES.replace("3.94156", "7.5")
+    assert kinds(parse_lines(NcclTests, unequal), "bench.collective")[0].copies_together == 0
