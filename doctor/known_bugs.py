@@ -20,7 +20,8 @@ from doctor.facts.nccl import NcclError, NcclVersion
 from doctor.probing.lines import version_num
 
 TABLE = Path(__file__).resolve().parents[1] / "rules" / "data" / "known_bugs.yaml"
-FAILURE_KINDS = ("nccl.error", "nccl.warn", "collective.timeout", "collective.stalled", "cuda.error", "sys.call_failed")
+FAILURE_KINDS = ("nccl.error", "nccl.warn", "collective.timeout", "collective.stalled", "cuda.error", "sys.call_failed",
+                 "nccl.device_limit")
 _FIELDS = ("id", "component", "affected_from", "fixed", "symptom", "summary", "workaround", "confirmed", "references")
 
 

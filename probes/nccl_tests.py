@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from doctor.facts.gpu import GpuDevice
 from doctor.facts.measure import CollectiveSize
+from doctor.facts.nccl import NcclVersion
 from doctor.facts.topo import CollectiveBench
 from doctor.probing.contract import LineProbe, ParseContext
 from probes.nvlink_status import consumer_gpu
@@ -28,13 +29,14 @@ _AVG = lazy_compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<bw>[\d.]+)")
 _WRONG = lazy_compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)")
 _NRANKS = lazy_compile(r"nranks (?P<n>\d+)")
 _COLUMNS = lazy_compile(r"#\s*size\s+count\s+type\s+redop(?P<root>\s+root)?")
+_LIBRARY = lazy_compile(r"#\s*nccl-tests version \S+ nccl-headers=\d+ nccl-library=(?P<code>\d+)")
 _BIN = lazy_compile(r"(?P<op>all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv)_perf")
 
 
 class NcclTests(LineProbe):
     name = "nccl_tests"
-    yields = ("bench.collective", "gpu.device")
-    triggers = ("nThread", "Pid", "float", "half", "bfloat16", "Avg bus bandwidth", "Out of bounds", "nranks", "_perf",
+    yields = ("bench.collective", "gpu.device", "nccl.version")
+    triggers = ("nccl-library=", "nThread", "Pid", "float", "half", "bfloat16", "Avg bus bandwidth", "Out of bounds", "nranks", "_perf",
                 " double ", " int8 ", " uint8 ", " int32 ", " uint32 ", " int64 ", " uint64 ", " fp8", "redop")
 
     def __init__(self, ctx: ParseContext) -> None:
@@ -47,11 +49,19 @@ class NcclTests(LineProbe):
         self.root_column: bool | None = None   # nccl-tests since 2.10 print a root column after redop
         self.sizes: list[tuple[int, str, dict[str, float | int]]] = []
 
+    def _library(self, line_no: int, line: str, code: int) -> None:
+        """nccl-tests 2.13+ print the NCCL they run on as NCCL_VERSION_CODE: 21903 is 2.19.3 (2.9 and later)."""
+        if code >= 20900:
+            version = f"{code // 10000}.{code // 100 % 100}.{code % 100}"
+            self.ctx.emit(NcclVersion, line_no, line, version=version, version_num=code)
+
     def feed(self, line_no: int, line: str) -> None:
         s = self.state
         m = _BIN.search(line)
         if m and not s["op"]:
             s["op"] = m["op"]
+        if (m := _LIBRARY.search(line)):
+            self._library(line_no, line, int(m["code"]))
         if (m := _HEADER.search(line)):
             s["gpus"], s["started"] = int(m["g"]), True
             self.anchor = self.anchor or (line_no, line)
