@@ -59,6 +59,7 @@ from probes.reachability import ReachabilityReport
 from probes.remote_shell import RemoteShell
 from probes.tensorflow import TensorFlow
 from probes.topo_matrix import TopoMatrix
+from probes.pip_list import PipList
 from probes.traceback_frames import TracebackFrames
 from probes.train_log import TrainLog
 from probes.versions import Versions
@@ -120,6 +121,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     PySpyText,          # py-spy dump: where each rank's main thread stands
     PySpyJson,          # py-spy dump --json
     QueryGpuCsv,        # nvidia-smi --query-gpu=utilization.gpu,... --format=csv logs (and the NVML sampler's)
+    PipList,            # pip list tables: package versions (nvidia-nccl-cu12 2.25.1)
 )
 
 STREAM_PROBES: tuple[type[StreamProbe], ...] = (

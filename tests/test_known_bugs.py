@@ -73,3 +73,18 @@ def test_nccl_tests_header_gives_the_nccl_version_it_ran() -> None:
     text = (ROOT / "fixtures" / "probes" / "nccl_tests" / "nccl-tests-2.17-library-header.txt").read_text()
     versions = [f.version for f in parse_lines(NcclTests, text) if f.KIND == "nccl.version"]
     assert versions == ["2.26.2"]
+
+
+def test_a_pip_list_gives_the_version_when_the_log_prints_none() -> None:
+    """The nccl-tests#287 failure line without NCCL's version banner, and the `pip list` of that environment."""
+    from doctor.known_bugs import known_bugs
+    from doctor.probing.contract import parse_document, parse_lines
+    from probes import LINE_PROBES
+    from probes.pip_list import PipList
+    log = "".join(line for line in BLACKWELL_LOG.read_text().splitlines(keepends=True) if "NCCL version" not in line)
+    pip = ("Package                  Version\n------------------------ -----------\n"
+           "nvidia-nccl-cu12         2.25.1\ntorch                    2.7.0+cu128\n")
+    facts = [f for probe in LINE_PROBES for f in parse_lines(probe, log, source="nccl.log", node="n1")]
+    assert not known_bugs(facts)
+    facts += parse_document(PipList, pip, source="pip_list.txt", node="n1")
+    assert [k.bug for k in known_bugs(facts)] == ["nccl-2.25-blackwell-shared-memory"]
