@@ -20,6 +20,7 @@ from doctor.facts.nccl import NcclVersion
 from doctor.facts.topo import CollectiveBench
 from doctor.probing.contract import LineProbe, ParseContext
 from probes.nvlink_status import consumer_gpu
+from doctor.probing.lines import who
 from doctor.probing.regex import lazy_compile
 
 _HEADER = lazy_compile(r"#\s*nThread\s+\d+\s+nGpus\s+(?P<g>\d+)")
@@ -56,34 +57,35 @@ class NcclTests(LineProbe):
             self.ctx.emit(NcclVersion, line_no, line, version=version, version_num=code)
 
     def feed(self, line_no: int, line: str) -> None:
-        s = self.state
+        """Reads the line after its writer prefix (srun --label 'N: ', pdsh 'host: '); facts quote the whole line."""
+        s, raw, line = self.state, line, who(line, "").body
         m = _BIN.search(line)
         if m and not s["op"]:
             s["op"] = m["op"]
         if (m := _LIBRARY.search(line)):
-            self._library(line_no, line, int(m["code"]))
+            self._library(line_no, raw, int(m["code"]))
         if (m := _HEADER.search(line)):
             s["gpus"], s["started"] = int(m["g"]), True
-            self.anchor = self.anchor or (line_no, line)
+            self.anchor = self.anchor or (line_no, raw)
         elif (m := _DEVICE.search(line)):
             self.hosts.add(m["host"])
             s["started"] = True
-            self.ctx.emit(GpuDevice, line_no, line, index=int(m["d"]), bus_id=m["bus"], name=m["name"],
+            self.ctx.emit(GpuDevice, line_no, raw, index=int(m["d"]), bus_id=m["bus"], name=m["name"],
                           consumer=consumer_gpu(m["name"]), node=m["host"])
         elif _ROW.search(line):
             s["rows"] = int(s["rows"]) + 1
-            self._size_row(line_no, line)
+            self._size_row(line_no, line, raw)
         elif (m := _COLUMNS.search(line)):
             self.wrong_column, self.root_column = "#wrong" in line, bool(m["root"])
         elif (m := _AVG.search(line)):
             s["avg"], s["complete"] = float(m["bw"]), True
-            self.anchor = (line_no, line)
+            self.anchor = (line_no, raw)
         elif (m := _WRONG.search(line)):
             s["wrong"] = max(int(s["wrong"]), int(m["n"]))
         elif "NCCL INFO" in line and (m := _NRANKS.search(line)):
             s["nranks"] = max(int(s["nranks"]), int(m["n"]))
 
-    def _size_row(self, line_no: int, line: str) -> None:
+    def _size_row(self, line_no: int, line: str, raw: str) -> None:
         """size count type redop [root] time algbw busbw #wrong time algbw busbw #wrong: out-of-place figures,
         wrong elements of both columns."""
         tokens = line.split()
@@ -97,7 +99,7 @@ class NcclTests(LineProbe):
         wrong = sum(int(v) for v in (values[3], values[7] if len(values) > 7 else None)
                     if v is not None and self.wrong_column)
         self.state["wrong"] = int(self.state["wrong"]) + wrong
-        self.sizes.append((line_no, line, {"size": int(tokens[0]), "time_us": float(values[0]),
+        self.sizes.append((line_no, raw, {"size": int(tokens[0]), "time_us": float(values[0]),
                                            "algbw": float(values[1] or 0), "busbw": float(values[2]), "wrong": wrong}))
 
     def finish(self) -> None:
