@@ -88,3 +88,15 @@ def test_a_pip_list_gives_the_version_when_the_log_prints_none() -> None:
     assert not known_bugs(facts)
     facts += parse_document(PipList, pip, source="pip_list.txt", node="n1")
     assert [k.bug for k in known_bugs(facts)] == ["nccl-2.25-blackwell-shared-memory"]
+
+
+def test_the_nccl_version_variable_of_an_env_dump_counts() -> None:
+    """NGC/CUDA images export NCCL_VERSION=2.25.1-1 (env dump) when the log itself prints no version banner."""
+    from doctor.known_bugs import known_bugs
+    from doctor.probing.contract import parse_lines
+    from probes import LINE_PROBES
+    log = "".join(line for line in BLACKWELL_LOG.read_text().splitlines(keepends=True) if "NCCL version" not in line)
+    env = "CUDA_VERSION=12.8.0\nNCCL_VERSION=2.25.1-1\nNV_LIBNCCL_PACKAGE=libnccl2=2.25.1-1+cuda12.8\n"
+    facts = [f for text, name in ((log, "nccl.log"), (env, "env.txt")) for probe in LINE_PROBES
+             for f in parse_lines(probe, text, source=name, node="n1")]
+    assert [k.version for k in known_bugs(facts)] == ["2.25.1"]
