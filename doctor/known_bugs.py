@@ -14,13 +14,15 @@ from pathlib import Path
 import yaml
 
 from doctor.facts import Fact
-from doctor.facts.env import PackageVersion
+from doctor.facts.env import EnvVar, PackageVersion
 from doctor.facts.hostconf import KnownBug
 from doctor.facts.nccl import NcclError, NcclVersion
 from doctor.probing.lines import version_num
 
 TABLE = Path(__file__).resolve().parents[1] / "rules" / "data" / "known_bugs.yaml"
-FAILURE_KINDS = ("nccl.error", "nccl.warn", "collective.timeout", "collective.stalled", "cuda.error", "sys.call_failed")
+FAILURE_KINDS = ("nccl.error", "nccl.warn", "collective.timeout", "collective.stalled", "cuda.error", "sys.call_failed",
+                 "nccl.device_limit")
+_ENV_VERSION = re.compile(r"^\d+\.\d+\.\d+")
 _FIELDS = ("id", "component", "affected_from", "fixed", "symptom", "summary", "workaround", "confirmed", "references")
 
 
@@ -61,6 +63,9 @@ def _versions(facts: list[Fact], component: str) -> list[str]:
     found |= {f.version for f in facts if isinstance(f, PackageVersion) and "nccl" in f.name.lower()}
     found |= {f"{f.version_num // 10000}.{f.version_num // 100 % 100}.{f.version_num % 100}"
               for f in facts if isinstance(f, NcclError) and f.version_num > 0}
+    # NGC and CUDA images set NCCL_VERSION (2.19.3, 2.19.3-1); DeepSpeed's launcher prints it
+    found |= {m[0] for f in facts if isinstance(f, EnvVar) and f.name == "NCCL_VERSION"
+              for m in [_ENV_VERSION.findall(f.value)] if m}
     return sorted(v.split("+")[0] for v in found)
 
 

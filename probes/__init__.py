@@ -62,6 +62,7 @@ from probes.reachability import ReachabilityReport
 from probes.remote_shell import RemoteShell
 from probes.tensorflow import TensorFlow
 from probes.topo_matrix import TopoMatrix
+from probes.pip_list import PipList
 from probes.traceback_frames import TracebackFrames
 from probes.train_log import TrainLog
 from probes.versions import Versions
@@ -126,6 +127,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     PySpyJson,          # py-spy dump --json
     QueryGpuCsv,        # nvidia-smi --query-gpu=utilization.gpu,... --format=csv logs (and the NVML sampler's)
     P2pBandwidthTest,   # CUDA sample p2pBandwidthLatencyTest: peer access, staged vs direct copy bandwidth
+    PipList,            # pip list tables: package versions (nvidia-nccl-cu12 2.25.1)
 )
 
 STREAM_PROBES: tuple[type[StreamProbe], ...] = (

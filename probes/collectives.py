@@ -61,7 +61,10 @@ class Collectives(LineProbe):
     def _desync(self, line_no: int, line: str) -> None:
         if "Mismatched collective detected" in line:
             self.ctx.emit(CollectiveMismatch, line_no, line, op="", seq=-1)
-        elif "Detected mismatch between collectives" in line or "CollectiveFingerPrint" in line:
+        elif "Detected mismatch between collectives" in line or _FINGERPRINT.search(line):
+            # A fingerprint alone is no mismatch: TORCH_DISTRIBUTED_DEBUG=DETAIL prints "[Rank 0] Running collective:
+            # CollectiveFingerPrint(...)" for every collective of a healthy run; only "Rank N is running
+            # (inconsistent) collective" is the wrapper's report of a difference between ranks.
             m = _FINGERPRINT.search(line)
             self.ctx.emit(CollectiveMismatch, line_no, line, rank=int(m["r"]) if m else None,
                           op=m["op"] if m else "", seq=int(m["seq"]) if m and m["seq"] else -1)

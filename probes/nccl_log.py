@@ -15,7 +15,7 @@ from collections import defaultdict
 
 from doctor.facts.env import PackageVersion
 from doctor.facts.launch import IfnameError, Interface
-from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclHca, NcclLog, NcclNet, NcclVersion
+from doctor.facts.nccl import DeviceLimit, GdrState, IbUnavailable, NcclChannel, NcclHca, NcclLog, NcclNet, NcclVersion
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import address_class, version_num, virtual_interface, who
 from doctor.probing.regex import lazy_compile
@@ -29,6 +29,7 @@ _IB_DISABLE = lazy_compile(r"NCCL_IB_DISABLE set by environment to (?P<v>\S+)")
 _NNODES = lazy_compile(r"\bnNodes (?P<n>\d+)")
 _HCA = lazy_compile(r"\[\d+\](?P<name>[\w\-]+):(?P<port>\d+)/(?P<ll>IB|RoCE)(?P<sharp>/SHARP)?")
 _CUDA_DRIVER = lazy_compile(r"cudaDriverVersion (?P<v>\d+)")
+_SHMEM_LIMIT = lazy_compile(r"ncclMaxSharedMem (?P<need>\d+) exceeds device/fn maxSharedMem (?P<have>\d+)")
 # NCCL found no IP interface to use: 2.4-2.7 "NET/Socket : 0 interfaces found" then "NET/Socket : no interface found",
 # later "Bootstrap : no socket interface found" / "No usable listening interface found"
 _NO_INTERFACE = lazy_compile(r"No usable listening interface|no socket interface found|NET/Socket : no interface found"
@@ -49,7 +50,7 @@ def _transport(raw: str) -> tuple[str, bool, bool]:
 class NcclLogProbe(LineProbe):
     name = "nccl_log"
     yields = ("nccl.version", "nccl.hca", "pkg.version", "nccl.net", "nccl.ib_unavailable", "nccl.gdr", "nccl.channel", "net.interface", "nccl.log",
-              "net.ifname_error")
+              "net.ifname_error", "nccl.device_limit")
     triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin",
                 "libibverbs", "via NET", "via P2P", "via SHM", "GPU Direct RDMA", "No usable listening interface",
                 "no socket interface found", "No socket interface found", "no interface found", "interfaces found",
@@ -83,6 +84,10 @@ class NcclLogProbe(LineProbe):
         m = _GDR_HCA.search(line)
         if m:
             self.ctx.emit(GdrState, line_no, line, hca=m["hca"], enabled=m["state"] == "Enabled")
+        m = _SHMEM_LIMIT.search(line)
+        if m:
+            self.ctx.emit(DeviceLimit, line_no, line, resource="shared_memory", needed=int(m["need"]),
+                          available=int(m["have"]))
         m = _CHANNEL.search(line)
         if m:
             transport, gdr, remote = _transport(m["tr"])

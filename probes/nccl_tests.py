@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from doctor.facts.gpu import GpuDevice
 from doctor.facts.measure import CollectiveSize
+from doctor.facts.nccl import NcclVersion
 from doctor.facts.topo import CollectiveBench
 from doctor.probing.contract import LineProbe, ParseContext
 from probes.nvlink_status import consumer_gpu
+from doctor.probing.lines import who
 from doctor.probing.regex import lazy_compile
 
 _HEADER = lazy_compile(r"#\s*nThread\s+\d+\s+nGpus\s+(?P<g>\d+)")
@@ -28,13 +30,14 @@ _AVG = lazy_compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<bw>[\d.]+)")
 _WRONG = lazy_compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)")
 _NRANKS = lazy_compile(r"nranks (?P<n>\d+)")
 _COLUMNS = lazy_compile(r"#\s*size\s+count\s+type\s+redop(?P<root>\s+root)?")
+_LIBRARY = lazy_compile(r"#\s*nccl-tests version \S+ nccl-headers=\d+ nccl-library=(?P<code>\d+)")
 _BIN = lazy_compile(r"(?P<op>all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv)_perf")
 
 
 class NcclTests(LineProbe):
     name = "nccl_tests"
-    yields = ("bench.collective", "gpu.device")
-    triggers = ("nThread", "Pid", "float", "half", "bfloat16", "Avg bus bandwidth", "Out of bounds", "nranks", "_perf",
+    yields = ("bench.collective", "gpu.device", "nccl.version")
+    triggers = ("nccl-library=", "nThread", "Pid", "float", "half", "bfloat16", "Avg bus bandwidth", "Out of bounds", "nranks", "_perf",
                 " double ", " int8 ", " uint8 ", " int32 ", " uint32 ", " int64 ", " uint64 ", " fp8", "redop")
 
     def __init__(self, ctx: ParseContext) -> None:
@@ -52,30 +55,39 @@ class NcclTests(LineProbe):
         self.rows_at_header: object = -1
         self.copies = 0                    # extra copies of one test seen running side by side (headers or equal summaries)
 
+    def _library(self, line_no: int, line: str, code: int) -> None:
+        """nccl-tests 2.13+ print the NCCL they run on as NCCL_VERSION_CODE: 21903 is 2.19.3 (2.9 and later)."""
+        if code >= 20900:
+            version = f"{code // 10000}.{code // 100 % 100}.{code % 100}"
+            self.ctx.emit(NcclVersion, line_no, line, version=version, version_num=code)
+
     def feed(self, line_no: int, line: str) -> None:
-        s = self.state
+        """Reads the line after its writer prefix (srun --label 'N: ', pdsh 'host: '); facts quote the whole line."""
+        s, raw, line = self.state, line, who(line, "").body
         m = _BIN.search(line)
         if m and not s["op"]:
             s["op"] = m["op"]
+        if (m := _LIBRARY.search(line)):
+            self._library(line_no, raw, int(m["code"]))
         if (m := _HEADER.search(line)):
             if s["started"] and self.rows_at_header == s["rows"]:
                 self.copies += 1           # a second header before any result row: another copy started alongside
             self.rows_at_header = s["rows"]
             s["gpus"], s["started"] = int(m["g"]), True
-            self.anchor = self.anchor or (line_no, line)
+            self.anchor = self.anchor or (line_no, raw)
         elif (m := _DEVICE.search(line)):
             self.hosts.add(m["host"])
             s["started"] = True
-            self.ctx.emit(GpuDevice, line_no, line, index=int(m["d"]), bus_id=m["bus"], name=m["name"],
+            self.ctx.emit(GpuDevice, line_no, raw, index=int(m["d"]), bus_id=m["bus"], name=m["name"],
                           consumer=consumer_gpu(m["name"]), node=m["host"])
         elif _ROW.search(line):
             s["rows"] = int(s["rows"]) + 1
-            self._size_row(line_no, line)
+            self._size_row(line_no, line, raw)
         elif (m := _COLUMNS.search(line)):
             self.wrong_column, self.root_column = "#wrong" in line, bool(m["root"])
         elif (m := _AVG.search(line)):
             s["avg"], s["complete"] = float(m["bw"]), True
-            self.anchor = (line_no, line)
+            self.anchor = (line_no, raw)
             if self.summaries and self.rows_at_summary == s["rows"]:
                 self.back_to_back += 1     # no result row since the last summary: two copies finished together
                 if abs(float(m["bw"]) - self.summaries[-1]) <= 0.05 * max(float(m["bw"]), self.summaries[-1]):
@@ -87,7 +99,7 @@ class NcclTests(LineProbe):
         elif "NCCL INFO" in line and (m := _NRANKS.search(line)):
             s["nranks"] = max(int(s["nranks"]), int(m["n"]))
 
-    def _size_row(self, line_no: int, line: str) -> None:
+    def _size_row(self, line_no: int, line: str, raw: str) -> None:
         """size count type redop [root] time algbw busbw #wrong time algbw busbw #wrong: out-of-place figures,
         wrong elements of both columns."""
         tokens = line.split()
@@ -101,7 +113,7 @@ class NcclTests(LineProbe):
         wrong = sum(int(v) for v in (values[3], values[7] if len(values) > 7 else None)
                     if v is not None and self.wrong_column)
         self.state["wrong"] = int(self.state["wrong"]) + wrong
-        self.sizes.append((line_no, line, {"size": int(tokens[0]), "time_us": float(values[0]),
+        self.sizes.append((line_no, raw, {"size": int(tokens[0]), "time_us": float(values[0]),
                                            "algbw": float(values[1] or 0), "busbw": float(values[2]), "wrong": wrong}))
 
     def finish(self) -> None:

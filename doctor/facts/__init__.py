@@ -22,7 +22,7 @@ from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, Du
                                  ResolveError)
 from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, TraceCollectives, TraceStraggler,
                                TraceJob, TraceRank, TraceStep)
-from doctor.facts.nccl import (CallFailed, GdrState, HandleCorrupt, IbEvent, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
+from doctor.facts.nccl import (CallFailed, DeviceLimit, GdrState, HandleCorrupt, IbEvent, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
                                NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
 from doctor.facts.reachability import Reachability
@@ -42,7 +42,7 @@ _ALL: tuple[type[Fact], ...] = (
     IfnameUnused, DeviceMismatch,
     # NCCL
     NcclVersion, NcclError, NcclWarn, CallFailed, NcclNet, IbUnavailable, GdrState, NcclChannel, NcclSummary,
-    HandleCorrupt, NcclLog, NcclHca, IbEvent,
+    HandleCorrupt, NcclLog, NcclHca, IbEvent, DeviceLimit,
     # GPU and memory
     CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice, MemorySnapshot,
     # collectives

@@ -133,3 +133,14 @@ class IbEvent(Fact):
     hca: str = ""
     event: str = ""
     port_down: bool = False
+
+
+@fact
+class DeviceLimit(Fact):
+    """NCCL found that its kernels need more of a device resource than the GPU offers
+    ("ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856"): the kernels cannot launch as built."""
+
+    KIND = "nccl.device_limit"
+    resource: str = ""             # shared_memory
+    needed: int = -1
+    available: int = -1
