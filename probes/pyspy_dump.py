@@ -21,9 +21,21 @@ from probes.flight_recorder import rank_from_name
 
 _PROCESS = re.compile(r"^Process (\d+): ", re.M)
 _THREAD = re.compile(r'^Thread (0x[0-9A-Fa-f]+|\d+) \(([^)]*)\)(?:: "([^"]*)")?\s*$')
-_FRAME = re.compile(r"^\s+(.+?) \((.+):(\d+)\)\s*$")
 _MACHINERY = ("torch/", "threading.py", "multiprocessing/", "<string>", "c10d_logger.py", "importlib")
 MAX_FRAMES = 64
+
+
+def frame_of(line: str) -> tuple[str, str, int] | None:
+    """An indented `name (file:line)` frame line, split from the right in linear time (a regex with two
+    wildcards took 0.5 s on a 4 KiB line of ' (' and ':')."""
+    body = line.rstrip()
+    if not body.endswith(")") or not line[:1].isspace():
+        return None
+    cut = body.rfind(" (")
+    name, (filename, _, number) = body[:cut].strip(), body[cut + 2:-1].rpartition(":")
+    if cut < 0 or not name or not filename or not number.isdigit():
+        return None
+    return name, filename, int(number)
 
 
 def _collective(frames: list[tuple[str, str, int]]) -> str:
@@ -65,8 +77,8 @@ class PySpyText(DocumentProbe):
         for number, line in enumerate(text.splitlines(), 1):
             if m := _THREAD.match(line):
                 threads.append((number, line, m.group(3) or "", []))
-            elif (f := _FRAME.match(line)) and threads:
-                threads[-1][3].append((f.group(1), f.group(2), int(f.group(3))))
+            elif threads and (frame := frame_of(line)):
+                threads[-1][3].append(frame)
         main = next((t for t in threads if t[2] == "MainThread" or t[1].startswith(f"Thread {pid} ")), None)
         if main is not None:
             _emit(ctx, pid, main[3], main[0], main[1])
