@@ -113,12 +113,13 @@ def _fit(analysed: list, output: Path, seed: int) -> int:  # type: ignore[type-a
     model = fit(_base(), [a.labelled() for a in analysed], folds=5, seed=seed)
     data: dict[str, Any] = {"schema": SCHEMA, "cases": len(analysed),
                             "healthy": sum(a.case.healthy for a in analysed),
-                            "penalty": dict(sorted(PENALTY.items())), "temperature": model.temperature}
+                            "penalty": dict(sorted(PENALTY.items())), "temperature": model.temperature,
+                            "unexplained": model.unexplained}
     data.update(flatten(model.params))
     header = (f"# Fitted ranking weights: written by `{FIT_COMMAND}`.\n"
               "# Never edit by hand: add cases and refit. A rule missing here keeps its written confidence as log-odds.\n")
     output.write_text(header + yaml.safe_dump(data, sort_keys=False, width=120), encoding="utf-8")
-    print(f"wrote {output}: {len(model.params)} weights from {len(analysed)} cases, temperature {model.temperature}")
+    print(f"wrote {output}: {len(model.params)} weights from {len(analysed)} cases, temperature {model.temperature}, unexplained log-weight {model.unexplained}")
     return ExitCode.OK
 
 

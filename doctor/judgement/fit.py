@@ -21,6 +21,7 @@ PENALTY: dict[str, float] = {"rule": 1.0, "bias": 1.0, "symptom": 2.0, "context"
 # The temperature is searched in this range. A small, easy case set (every held-out case right) drives the
 # likelihood toward ever sharper scores; the lower end keeps one lucky fold from making every score 0.99.
 TEMPERATURE_RANGE = (0.5, 4.0)
+UNEXPLAINED_GRID = tuple(x / 4 for x in range(-12, 9))   # u from -3 to 2: how much weight "no cause shown" gets
 
 
 @dataclass(frozen=True)
@@ -128,18 +129,34 @@ def fit_weights(model: Model, cases: list[Labelled]) -> dict[str, float]:
     return {k: theta[i] for k, i in problem.index.items()}
 
 
-def fit_temperature(scored: list[tuple[dict[str, float], frozenset[str]]]) -> float:
+Scored = list[tuple[dict[str, float], frozenset[str]]]
+
+
+def held_out_nll(scored: Scored, t: float, u: float) -> float:
+    """Negative log-likelihood of held-out cases at temperature t and unexplained log-weight u; a case whose cause
+    is no candidate (or a healthy one) counts as the unexplained class."""
+    total = 0.0
+    for scores, accept in scored:
+        scaled = {c: s / t for c, s in scores.items()}
+        top = max(u, *scaled.values()) if scaled else u
+        z = math.exp(u - top) + sum(math.exp(s - top) for s in scaled.values())
+        right = [math.exp(s - top) for c, s in scaled.items() if c in accept]
+        total += math.log(z) - (math.log(sum(right)) if right else u - top)
+    return total
+
+
+def fit_calibration(scored: Scored) -> tuple[float, float]:
+    """(T, u): the unexplained log-weight on a grid of UNEXPLAINED_GRID, the temperature by golden-section search
+    on log T for each; the pair with the least held-out negative log-likelihood."""
+    best = min((held_out_nll(scored, t, u), t, u) for u in UNEXPLAINED_GRID
+               for t in [fit_temperature(scored, u)])
+    return best[1], best[2]
+
+
+def fit_temperature(scored: Scored, u: float = 0.0) -> float:
     """The temperature that minimises the held-out negative log-likelihood (golden-section search on log T)."""
     def nll(log_t: float) -> float:
-        t = math.exp(log_t)
-        total = 0.0
-        for scores, accept in scored:
-            scaled = {c: s / t for c, s in scores.items()}
-            top = max(0.0, *scaled.values()) if scaled else 0.0
-            z = math.exp(-top) + sum(math.exp(s - top) for s in scaled.values())
-            right = [math.exp(s - top) for c, s in scaled.items() if c in accept]
-            total += math.log(z) - (math.log(sum(right)) if right else -top)
-        return total
+        return held_out_nll(scored, math.exp(log_t), u)
     lo, hi = math.log(TEMPERATURE_RANGE[0]), math.log(TEMPERATURE_RANGE[1])
     ratio = (math.sqrt(5) - 1) / 2
     a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
@@ -187,5 +204,5 @@ def fit(base: Model, cases: list[Labelled], folds: int = 5, seed: int = 0) -> Mo
             inner = Model(base.priors, base.cause_symptoms, fit_weights(base, train))
             scored += [(inner.scores(c.view), c.accept) for c, f in zip(cases, fold) if f == k]
     model = Model(base.priors, base.cause_symptoms, fit_weights(base, cases))
-    model.temperature = fit_temperature(scored) if scored else 1.0
+    model.temperature, model.unexplained = fit_calibration(scored) if scored else (1.0, 0.0)
     return model

@@ -3,7 +3,7 @@
     score(c) = symptom_only[c, s]     for a cause no rule supports but the taxonomy lists for the symptom s
     score(c) = bias[c] + symptom[c, s] + off_symptom (when c does not explain s) + sum context[c, k]
                + sum of w[rule] over the rules that count for c (doctor/judgement/evidence.py)
-    P(c) = exp(score(c) / T) / (1 + sum over causes with support of exp(score / T));  P(unexplained) = the rest
+    P(c) = exp(score(c) / T) / (exp(u) + sum over causes with support of exp(score / T));  P(unexplained) = the rest
 
 A symptom the user states counts more than one doctor reads from the input: a cause that does not explain a stated
 symptom loses log(0.1) (held there, not fitted), one that does not explain a symptom read from the input starts at
@@ -91,6 +91,7 @@ class Model:
     cause_symptoms: dict[str, tuple[str, ...]]
     params: dict[str, float] = field(default_factory=dict)
     temperature: float = 1.0
+    unexplained: float = 0.0                 # u: the log-weight of the unexplained class (fitted with T)
 
     def prior(self, key: str) -> float:
         if key in PRIORS:
@@ -110,7 +111,7 @@ class Model:
 
     def probabilities(self, view: CaseView) -> dict[str, float]:
         """cause -> probability; the unexplained share is 1 - their sum."""
-        return softmax(self.scores(view), self.temperature)
+        return softmax(self.scores(view), self.temperature, self.unexplained)
 
 
 SHOW_SYMPTOM_ONLY = 3          # at most this many causes with no rule behind them are shown ...
@@ -127,14 +128,14 @@ def shown(probabilities: dict[str, float], view: CaseView) -> dict[str, float]:
     return {c: p for c, p in probabilities.items() if c in keep}
 
 
-def softmax(scores: dict[str, float], temperature: float = 1.0) -> dict[str, float]:
-    """Softmax over the scores and an unexplained class at score 0."""
+def softmax(scores: dict[str, float], temperature: float = 1.0, unexplained: float = 0.0) -> dict[str, float]:
+    """Softmax over the scores (divided by the temperature) and an unexplained class at log-weight `unexplained`."""
     if not scores:
         return {}
     scaled = {c: s / temperature for c, s in scores.items()}
-    top = max(0.0, *scaled.values())
+    top = max(unexplained, *scaled.values())
     exp = {c: math.exp(s - top) for c, s in scaled.items()}
-    total = math.exp(-top) + sum(exp.values())
+    total = math.exp(unexplained - top) + sum(exp.values())
     return {c: e / total for c, e in exp.items()}
 
 
@@ -151,6 +152,7 @@ def load(causes: dict[str, dict], rules: Iterable[Rule] = (), path: Path = WEIGH
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         model.params = unflatten(data)
         model.temperature = float(data.get("temperature") or 1.0)
+        model.unexplained = float(data.get("unexplained") or 0.0)
     return model
 
 
