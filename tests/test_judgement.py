@@ -14,8 +14,8 @@ from doctor.diagnose import diagnose_files, rule_base
 from doctor.engine import run
 from doctor.judgement.context import read_symptom
 from doctor.judgement.evidence import counted, finding_items
-from doctor.judgement.fit import Labelled, fit, stratified_folds
-from doctor.judgement.model import BASE, base_model, flatten, load, rule_prior, unflatten
+from doctor.judgement.fit import Labelled, fit, fit_calibration, stratified_folds
+from doctor.judgement.model import BASE, base_model, flatten, load, rule_prior, softmax, unflatten
 from doctor.probing.offline import gather_files
 from doctor.rank import view
 
@@ -64,10 +64,24 @@ def test_rules_missing_from_the_weights_file_keep_their_prior(tmp_path: Path) ->
     rules, causes = rule_base()
     fitted, absent = rules[0], rules[1]
     weights = tmp_path / "weights.yaml"
-    weights.write_text(yaml.safe_dump({"temperature": 1.5, **flatten({f"rule:{fitted.id}": 0.123})}))
+    weights.write_text(yaml.safe_dump({"temperature": 1.5, "unexplained": -1.25, **flatten({f"rule:{fitted.id}": 0.123})}))
     model = load(causes, rules, weights)
-    assert model.weight(f"rule:{fitted.id}") == 0.123 and model.temperature == 1.5
+    assert model.weight(f"rule:{fitted.id}") == 0.123 and model.temperature == 1.5 and model.unexplained == -1.25
     assert model.weight(f"rule:{absent.id}") == rule_prior(absent)
+
+
+def test_the_unexplained_weight_moves_probability_between_the_causes_and_no_cause() -> None:
+    scores = {"port_blocked": 1.0, "wrong_socket_ifname": 0.0}
+    plain, bolder = softmax(scores), softmax(scores, unexplained=-1.0)
+    assert plain["port_blocked"] == pytest.approx(math.e / (1 + math.e + 1))
+    assert bolder["port_blocked"] > plain["port_blocked"] and sum(bolder.values()) < 1
+    assert bolder["port_blocked"] / bolder["wrong_socket_ifname"] == pytest.approx(math.e)   # the ranking is unchanged
+
+
+def test_calibration_fit_finds_the_weight_that_explains_held_out_cases() -> None:
+    always_right = [({"port_blocked": 2.0}, frozenset({"port_blocked"}))] * 20
+    never_right = [({"port_blocked": 2.0}, frozenset())] * 20
+    assert fit_calibration(always_right)[1] < 0 < fit_calibration(never_right)[1]
 
 
 def test_weights_file_layout_round_trips() -> None:
