@@ -35,6 +35,7 @@ from probes.launch_command import LaunchCommand
 from probes.launch_errors import LaunchErrors
 from probes.lightning import Lightning
 from probes.limits import MemlockLines, MemlockValue
+from probes.rdma_alloc import RdmaAllocErrors
 from probes.lspci import Lspci
 from probes.memory_snapshot import MemorySnapshotProbe
 from probes.nccl_errors import NcclErrors
@@ -77,6 +78,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     ContainerSpec,      # devices and capabilities given to a container
     NcclTests,          # nccl-tests output
     MemlockLines,       # ulimit -a
+    RdmaAllocErrors,    # UCX / Open MPI / libfabric: verbs objects not created, ENOMEM
     OpenFiles,          # ulimit -n / open files (-n), EMFILE 'Too many open files'
     TrainLog,           # per-step timings of training logs
     Iperf3Text,         # iperf3 text output: the throughput that arrived
