@@ -9,7 +9,7 @@ from collections import defaultdict
 from typing import Callable, Iterable
 
 from doctor.aggregate_flight_recorder import flight_recorder, inspector_lag, stack_outliers
-from doctor.aggregate_node import gid_choice, hca_check, ib_summary, qp_timeouts, rail_layout
+from doctor.aggregate_node import gid_choice, hca_check, ib_summary, qp_timeouts, rail_layout, rdma_present
 from doctor.bandwidth import expected_bandwidth
 from doctor.aggregate_cluster import busbw_check, node_skew, pcie_summary, slow_links, stragglers
 from doctor.aggregate_cluster import ib_summary as job_ib_summary
@@ -189,6 +189,7 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     *LAUNCH_AGGREGATORS,    # duplicate ranks, ignored hostfiles of the other launchers (doctor/launch_checks.py)
     ib_summary, hca_check, gid_choice, rail_layout, expected_bandwidth,     # node probes (doctor/aggregate_node.py)
     qp_timeouts,            # ibv_modify_qp timeouts in their context: rails or RoCE GIDs (doctor/aggregate_node.py)
+    rdma_present,           # IB/RoCE hardware shown at all: what ib_not_used needs (doctor/aggregate_node.py)
     node_skew, slow_links, stragglers, busbw_check, pcie_summary, job_ib_summary,     # whole job (doctor/aggregate_cluster.py)
     flight_recorder, stack_outliers, inspector_lag,    # Flight Recorder, py-spy, NCCL Inspector: who diverged (aggregate_flight_recorder.py)
     trace_job, trace_skew,          # profiler traces of several ranks: exposed communication, stragglers, absent ranks

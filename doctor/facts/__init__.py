@@ -6,7 +6,7 @@ from doctor.facts.cluster import (BusBandwidth, BusbwCheck, ClusterRank, JobIbSu
                                   PairReach, PcieSummary, RankTiming, RendezvousResult, SlowLink, Straggler)
 from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost, RankLag, UnusedParameters
 from doctor.facts.fabric import (ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout,
-                                 TopoAffinity)
+                                 RdmaPresent, TopoAffinity)
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
                                    PciAcs, PcieLink)
 from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NcclCommFinding, ProcessStack,
@@ -61,6 +61,7 @@ _ALL: tuple[type[Fact], ...] = (
     PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, PciAcs,
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
     IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth, QpTimeout,
+    RdmaPresent,
     # speed: profiler traces, skew across ranks, utilisation
     TraceStep, TraceRank, TraceCollectives, TraceJob, TraceStraggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
     # host configuration: MTU and subnets, firmware, known bugs of the versions in use
