@@ -169,7 +169,7 @@ def qp_timeouts(facts: list[Fact]) -> list[Fact]:
 _IPOIB = ("ib", "ibp", "ibs")   # IPoIB interface names: ib0, ibp12s0, ibs3 (not "ibr..." bridges of other stacks)
 
 
-def _rdma_witness(f: Fact) -> tuple[str, str] | None:
+def rdma_witness(f: Fact) -> tuple[str, str] | None:
     if isinstance(f, IbPort):
         return "rdma_port", f"{f.device}:{f.port}"
     if isinstance(f, NcclHca):
@@ -191,7 +191,7 @@ def rdma_present(facts: list[Fact]) -> list[Fact]:
     for f in facts:
         if f.node in out:
             continue
-        seen = _rdma_witness(f)
+        seen = rdma_witness(f)
         if seen:
             out[f.node] = RdmaPresent(node=f.node, origin=f.origin, source=seen[0], detail=seen[1])
     return list(out.values())
