@@ -15,7 +15,7 @@ from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, U
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
-from doctor.facts.hostconf import Firmware, FirmwareSkew, KnownBug, MtuSkew, NetLink, RouteConflict
+from doctor.facts.hostconf import Firmware, FirmwareSkew, FirmwareWarning, KnownBug, MtuSkew, NetLink, RouteConflict
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  IfnameError, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
@@ -66,6 +66,7 @@ _ALL: tuple[type[Fact], ...] = (
     TraceStep, TraceRank, TraceCollectives, TraceJob, TraceStraggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
     # host configuration: MTU and subnets, firmware, known bugs of the versions in use
     NetLink, MtuSkew, RouteConflict, Firmware, FirmwareSkew, KnownBug,
+    FirmwareWarning,
     # gathering
     ProbeStatus, ErrorLine,
     # whole job (doctor cluster) and what it derives
