@@ -23,6 +23,7 @@ _VERBS_CALL = lazy_compile(r"(?P<call>ibv_(?:create_cq|create_qp|create_srq|reg_
 _OMPI_CQ = "Failed to create a completion queue (CQ)"
 _OMPI_ERROR = lazy_compile(r"^\s*Error:\s+Cannot allocate memory")
 _LIBFABRIC = lazy_compile(r"Libfabric error: \(-12\) Cannot allocate memory|Unable to create (?:extended )?CQ: Cannot allocate memory")
+_NAMES_LIMIT = "max locked memory (ulimit -l)"
 _LOOKAHEAD = 6   # Open MPI prints the errno a few lines below its headline
 
 
@@ -46,7 +47,8 @@ class RdmaAllocErrors(LineProbe):
                 self.ctx.emit(CallFailed, n, head, call="ibv_create_cq", errno="ENOMEM", resource="openmpi")
             return
         m = _VERBS_CALL.search(line)
-        if m and "NCCL WARN" not in line:   # NCCL's own wording is probes/nccl_errors.py's
+        if m and "NCCL WARN" not in line and _NAMES_LIMIT not in line:   # NCCL's wording: nccl_errors.py; a line
+            # that names the limit itself ("Please set max locked memory (ulimit -l) ...") is the limit's (limits.py)
             call = m["call"].replace("_ex", "")
             self.ctx.emit(CallFailed, line_no, line, call=call, errno="ENOMEM", resource="ucx" if "UCX" in line else "verbs")
         elif _LIBFABRIC.search(line):
