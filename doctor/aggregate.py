@@ -9,16 +9,15 @@ from collections import defaultdict
 from typing import Callable, Iterable
 
 from doctor.aggregate_flight_recorder import flight_recorder, inspector_lag, stack_outliers
-from doctor.aggregate_node import gid_choice, hca_check, ib_summary, qp_timeouts, rail_layout
+from doctor.aggregate_node import gid_choice, hca_check, ib_summary, qp_timeouts, rail_layout, rdma_present, rdma_witness
 from doctor.bandwidth import expected_bandwidth
 from doctor.aggregate_cluster import busbw_check, node_skew, pcie_summary, slow_links, stragglers
 from doctor.aggregate_cluster import ib_summary as job_ib_summary
 from doctor.facts import Fact
 from doctor.facts.collective import CollectiveProgress, CollectiveTimeout, RankLag
-from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, VersionSkew
+from doctor.facts.env import EnvVar, PackageVersion, VersionSkew
 from doctor.facts.launch import ConnectError, HostName, HostsEntry, LaunchOption, RendezvousEndpoint, RendezvousTimeout
-from doctor.facts.fabric import IbPort
-from doctor.facts.nccl import GdrState, NcclChannel, NcclHca, NcclLog, NcclNet, NcclSummary, NcclVersion
+from doctor.facts.nccl import GdrState, NcclChannel, NcclLog, NcclNet, NcclSummary, NcclVersion
 from doctor.facts.topo import TopoLink, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
 from doctor.aggregate_host import HOST_AGGREGATORS
@@ -75,15 +74,16 @@ def nccl_summary(facts: list[Fact]) -> list[Fact]:
     """Per node with NCCL output: which network and GDR it used, whether the job has IB, how many nodes it spans.
 
     IB is "configured" only from evidence that the fabric exists or the user asked for it: RDMA ports (ibv_devinfo,
-    ibstat, rdma link), NCCL's "NET/IB : Using [..]", NCCL_IB_* set by the user, /dev/infiniband in the container.
+    ibstat, rdma link), NCCL's "NET/IB : Using [..]", NCCL_IB_* set by the user (NCCL_IB_DISABLE=0 said explicitly
+    too), /dev/infiniband in the container, an IPoIB interface (ib0, ibp12s0) carrying NCCL's sockets.
     NCCL's own "NET/IB : No device found" is not such evidence: every machine without an HCA prints it.
     """
     logs = _of(facts, NcclLog)
     if not logs:
         return []
     ib_configured = any(isinstance(f, EnvVar) and f.name in _IB_ENV and f.value not in ("", "0") for f in facts) or \
-        any(isinstance(f, ContainerDevice) and f.name in ("/dev/infiniband", "rdma_resource") for f in facts) or \
-        any(isinstance(f, (IbPort, NcclHca)) for f in facts)
+        any(isinstance(f, EnvVar) and f.name == "NCCL_IB_DISABLE" and f.value.rstrip(".") == "0" for f in facts) or \
+        any(rdma_witness(f) for f in facts)
     nodes = job_nodes(facts)
     out: list[Fact] = []
     for log in logs:
@@ -190,6 +190,7 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     *LAUNCH_AGGREGATORS,    # duplicate ranks, ignored hostfiles of the other launchers (doctor/launch_checks.py)
     ib_summary, hca_check, gid_choice, rail_layout, expected_bandwidth,     # node probes (doctor/aggregate_node.py)
     qp_timeouts,            # ibv_modify_qp timeouts in their context: rails or RoCE GIDs (doctor/aggregate_node.py)
+    rdma_present,           # IB/RoCE hardware shown at all: what ib_not_used needs (doctor/aggregate_node.py)
     node_skew, slow_links, stragglers, busbw_check, pcie_summary, job_ib_summary,     # whole job (doctor/aggregate_cluster.py)
     flight_recorder, stack_outliers, inspector_lag,    # Flight Recorder, py-spy, NCCL Inspector: who diverged (aggregate_flight_recorder.py)
     trace_job, trace_skew,          # profiler traces of several ranks: exposed communication, stragglers, absent ranks

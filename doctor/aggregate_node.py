@@ -5,14 +5,16 @@ hca_check    each NCCL_IB_HCA entry against the ports the node has (prefix match
 gid_choice   the GID index NCCL will use on each active RoCE port against the RoCE v2 IPv4 GIDs it has
 rail_layout  how many NICs sit on a GPU's own PCIe switch (rails), with NCCL_CROSS_NIC
 qp_timeouts  each ibv_modify_qp ETIMEDOUT with the signs around it: RoCE or not, NICs, NCCL_CROSS_NIC, GID kinds
+rdma_present whether the input shows IB/RoCE hardware at all (ports, NCCL's HCAs, HCA settings, /dev/infiniband, IPoIB)
 """
 from __future__ import annotations
 
 from collections import defaultdict
 
 from doctor.facts import Fact
-from doctor.facts.env import EnvVar
-from doctor.facts.fabric import GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout
+from doctor.facts.env import ContainerDevice, EnvVar
+from doctor.facts.fabric import GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout, RdmaPresent
+from doctor.facts.launch import Interface
 from doctor.facts.nccl import CallFailed, NcclHca
 from doctor.facts.topo import TopoNic
 from doctor.probing.hosts import UNKNOWN
@@ -162,3 +164,34 @@ def qp_timeouts(facts: list[Fact]) -> list[Fact]:
                              gid_index=call.gid_index, roce=roce, nics=nics, cross_nic=var.value.strip() if var else "",
                              gid_pair=pair, gid_wrong=_gid_wrong(call, roce, pair, choices)))
     return out
+
+
+_IPOIB = ("ib", "ibp", "ibs")   # IPoIB interface names: ib0, ibp12s0, ibs3 (not "ibr..." bridges of other stacks)
+
+
+def rdma_witness(f: Fact) -> tuple[str, str] | None:
+    if isinstance(f, IbPort):
+        return "rdma_port", f"{f.device}:{f.port}"
+    if isinstance(f, NcclHca):
+        return "nccl_hca", f.name
+    if isinstance(f, EnvVar) and f.name in ("NCCL_IB_HCA", "NCCL_IB_GID_INDEX") and f.value.strip() \
+            and not f.value.lstrip().startswith("^"):
+        return "nccl_ib_setting", f"{f.name}={f.value}"
+    if isinstance(f, ContainerDevice) and f.name in ("/dev/infiniband", "rdma_resource"):
+        return "container_device", f.name
+    if isinstance(f, Interface) and f.name[:2] == "ib" and f.name.rstrip("0123456789").startswith(_IPOIB) \
+            and f.name[2:3].isalnum():
+        return "ipoib_interface", f.name
+    return None
+
+
+def rdma_present(facts: list[Fact]) -> list[Fact]:
+    """One fact per node whose input shows RDMA hardware: the first witness (the rules need only that it exists)."""
+    out: dict[str, Fact] = {}
+    for f in facts:
+        if f.node in out:
+            continue
+        seen = rdma_witness(f)
+        if seen:
+            out[f.node] = RdmaPresent(node=f.node, origin=f.origin, source=seen[0], detail=seen[1])
+    return list(out.values())

@@ -36,6 +36,8 @@ from probes.launch_command import LaunchCommand
 from probes.launch_errors import LaunchErrors
 from probes.lightning import Lightning
 from probes.limits import MemlockLines, MemlockValue
+from probes.rdma_alloc import RdmaAllocErrors
+from probes.driver_firmware import DriverFirmwareLines
 from probes.lspci import Lspci
 from probes.memory_snapshot import MemorySnapshotProbe
 from probes.module_queries import ModuleQueries
@@ -81,6 +83,8 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     ContainerSpec,      # devices and capabilities given to a container
     NcclTests,          # nccl-tests output
     MemlockLines,       # ulimit -a
+    RdmaAllocErrors,    # UCX / Open MPI / libfabric: verbs objects not created, ENOMEM
+    DriverFirmwareLines,  # dmesg: a NIC driver asks for newer firmware
     OpenFiles,          # ulimit -n / open files (-n), EMFILE 'Too many open files'
     TrainLog,           # per-step timings of training logs
     Iperf3Text,         # iperf3 text output: the throughput that arrived

@@ -58,6 +58,8 @@ class EnvVars(LineProbe):
                 echoed = True
         if echoed:
             return
+        if line.lstrip().startswith("#"):
+            return   # a commented-out assignment ("#export NCCL_SHM_DISABLE=1") is not set
         for m in _ASSIGN.finditer(line):
             self._emit(line_no, line, m["name"], m["value"].strip("\"'"), "environ")
 

@@ -14,6 +14,9 @@ from doctor.probing.regex import lazy_compile
 
 _ULIMIT_A = lazy_compile(r"max locked memory\s+\(kbytes, -l\)\s+(?P<v>\d+|unlimited)")
 _VERBS_WARNING = lazy_compile(r"RLIMIT_MEMLOCK is (?P<bytes>\d+) bytes")
+# UCX: "... Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)"; DAPL: "RLIMIT_MEMLOCK too small"
+_UCX_HINT = lazy_compile(r"max locked memory \(ulimit -l\) to 'unlimited' \(current: (?P<kb>\d+) kbytes\)")
+_DAPL = lazy_compile(r"RLIMIT_MEMLOCK too small")
 _BARE = lazy_compile(r"^\s*(?P<v>\d+|unlimited)\s*$")
 
 
@@ -37,6 +40,11 @@ class MemlockLines(LineProbe):
         m = _VERBS_WARNING.search(line)
         if m:   # libibverbs: "Warning: RLIMIT_MEMLOCK is 65536 bytes. This will severely limit memory registrations."
             self.ctx.emit(Ulimit, line_no, line, name="memlock", kb=int(m["bytes"]) // 1024, warned=True)
+        m = _UCX_HINT.search(line)
+        if m:   # the library names the limit: it is the one stopping it
+            self.ctx.emit(Ulimit, line_no, line, name="memlock", kb=int(m["kb"]), warned=True)
+        elif _DAPL.search(line):   # DAPL does not print the value: 0 stands for "finite, value not shown"
+            self.ctx.emit(Ulimit, line_no, line, name="memlock", kb=0, warned=True)
 
 
 class MemlockValue(DocumentProbe):

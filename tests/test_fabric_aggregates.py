@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from doctor.aggregate_node import gid_choice, hca_check, rail_layout
+from doctor.aggregate_node import gid_choice, hca_check, rail_layout, rdma_present
 from doctor.facts.env import EnvVar
 from doctor.facts.fabric import IbPort
-from doctor.probing.contract import parse_document
+from doctor.probing.contract import parse_document, parse_lines
+from probes import LINE_PROBES
 from probes.ib_devinfo import IbvDevinfo
 from probes.topo_matrix import TopoMatrix
 
@@ -54,3 +55,20 @@ def test_rails_are_nics_on_a_gpu_switch() -> None:
     facts = parse_document(TopoMatrix, (FIXTURES / "topo_matrix/dgx-h100-nv18-10nic-legend-tabs.txt").read_text(), node="n1")
     (layout,) = rail_layout(facts + [EnvVar(node="n1", name="NCCL_CROSS_NIC", value="1")])
     assert (layout.nics, layout.rails, layout.cross_nic) == (10, 8, "1")
+
+
+def _rdma_sources(path: Path) -> list[tuple[str, str]]:
+    text = path.read_text(encoding="utf-8")
+    facts = [f for probe in LINE_PROBES for f in parse_lines(probe, text, source=path.name, node="n1")]
+    return [(f.source, f.detail) for f in rdma_present(facts)]
+
+
+def test_rdma_hardware_is_shown_by_an_ipoib_bootstrap_not_by_nccl_ib_disable_alone() -> None:
+    logs = FIXTURES.parent / "logs"
+    assert _rdma_sources(logs / "nccl-2.18-ib-job-with-memlock-64.out") == [("ipoib_interface", "ib0")]
+    assert _rdma_sources(logs / "nccl-2.18-ib-disable-echo.log") == []       # ens3 only: nothing says IB exists
+
+
+def test_a_healthy_socket_job_shows_no_rdma_hardware() -> None:
+    case = FIXTURES.parent / "cases" / "healthy-espnet-1940-2node" / "input" / "rank_log.txt"
+    assert _rdma_sources(case) == []

@@ -6,7 +6,7 @@ from doctor.facts.cluster import (BusBandwidth, BusbwCheck, ClusterRank, JobIbSu
                                   PairReach, PcieSummary, RankTiming, RendezvousResult, SlowLink, Straggler)
 from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost, RankLag, UnusedParameters
 from doctor.facts.fabric import (ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout,
-                                 TopoAffinity)
+                                 RdmaPresent, TopoAffinity)
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
                                    PciAcs, PcieLink)
 from doctor.facts.hardware import ModuleInstalled, ModuleQuery
@@ -16,7 +16,7 @@ from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, U
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
-from doctor.facts.hostconf import Firmware, FirmwareSkew, KnownBug, MtuSkew, NetLink, RouteConflict
+from doctor.facts.hostconf import Firmware, FirmwareSkew, FirmwareWarning, KnownBug, MtuSkew, NetLink, RouteConflict
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  DeviceMismatch, IfnameError, IfnameUnused, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
@@ -66,10 +66,12 @@ _ALL: tuple[type[Fact], ...] = (
     ModuleQuery, ModuleInstalled,
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
     IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth, QpTimeout,
+    RdmaPresent,
     # speed: profiler traces, skew across ranks, utilisation
     TraceStep, TraceRank, TraceCollectives, TraceJob, TraceStraggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
     # host configuration: MTU and subnets, firmware, known bugs of the versions in use
     NetLink, MtuSkew, RouteConflict, Firmware, FirmwareSkew, KnownBug,
+    FirmwareWarning,
     # gathering
     ProbeStatus, ErrorLine,
     # whole job (doctor cluster) and what it derives

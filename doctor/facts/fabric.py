@@ -122,3 +122,12 @@ class ExpectedBandwidth(Fact):
     link_gbs: float = -1           # raw link rate
     expected_gbs: float = -1       # what a bandwidth test reaches on a healthy node
     basis: str = ""
+
+
+@fact
+class RdmaPresent(Fact):
+    """The input shows InfiniBand/RoCE hardware exists for the job (computed by aggregation), whatever NCCL used."""
+
+    KIND = "ib.present"
+    source: str = ""               # rdma_port | nccl_hca | nccl_ib_setting | container_device | ipoib_interface
+    detail: str = ""               # the device, setting or interface that shows it

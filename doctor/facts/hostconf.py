@@ -58,6 +58,16 @@ class FirmwareSkew(Fact):
 
 
 @fact
+class FirmwareWarning(Fact):
+    """A NIC driver says in the kernel log that the adapter's firmware is too old for it (dmesg)."""
+
+    KIND = "hw.firmware_warning"
+    device: str = ""               # the PCI address the driver names
+    driver: str = ""               # mlx4_core, mlx4_en, mlx5_core, ice, i40e, ...
+    message: str = ""
+
+
+@fact
 class KnownBug(Fact):
     """A version in the input lies in the affected range of an entry of rules/data/known_bugs.yaml and its
     symptom line appears (aggregation, doctor/known_bugs.py)."""
