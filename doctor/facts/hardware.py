@@ -123,3 +123,17 @@ class PciAcs(Fact):
     port_type: str = ""            # Root Port | Upstream Port | Downstream Port (a PCIe switch) | '' unknown
     enabled: bool = False
     flags: str = ""                # the ACSCtl flags that are on
+
+
+@fact
+class GpuMemoryUse(Fact):
+    """One GPU row of the `nvidia-smi` table (or a gpustat line): memory used of total and utilisation.
+    processes: how many processes the table's Processes section lists on this GPU; -1 when the input has no such section."""
+
+    KIND = "gpu.memory_use"
+    gpu: int = -1
+    used_bytes: float = -1
+    total_bytes: float = -1
+    used_frac: float = -1
+    util: float = -1
+    processes: int = -1
