@@ -1,5 +1,5 @@
 """The default `nvidia-smi` table: per GPU the memory used of total and the utilisation, and the processes its
-Processes section lists (old and new layouts; "No running processes found").
+Processes section lists (old and new layouts; "No running processes found"); and gpustat's one line per GPU.
 
 Sample input:
     |   0  Tesla P100-SXM2...  Off  | 00000000:05:00.0 Off |                    0 |
@@ -8,6 +8,7 @@ Sample input:
     |  GPU       PID   Type   Process name                             Usage      |
     |    0     31794    C   Unknown Error                                 5371MiB |
     |    0   N/A  N/A      1395      C   python                          25081MiB |
+    [0] Tesla V100-SXM2-32GB | 57°C,  23 % | 12269 / 32510 MB |
 """
 from __future__ import annotations
 
@@ -21,13 +22,15 @@ _NAME_ROW = lazy_compile(r"^\|\s{1,8}(?P<gpu>\d{1,3})\s{1,8}\S.{0,60}\|\s*[0-9A-
 _USE_ROW = lazy_compile(r"\|\s*(?P<used>\d{1,9})MiB\s*/\s*(?P<total>\d{1,9})MiB\s*\|\s*(?P<util>\d{1,3})%")
 _PROC_ROW = lazy_compile(r"^\|\s{0,8}(?P<gpu>\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?\d{1,9}\s+[CGM+]{1,3}\s+.{0,80}?"
                          r"\s(?:\d{1,9}MiB|N/A)\s*\|\s*$")
+_GPUSTAT = lazy_compile(r"^\[(?P<gpu>\d{1,3})\]\s[^|]{1,80}\|\s*\d{1,3}\s*°?C?,\s*(?P<util>\d{1,3})\s*%\s*\|\s*"
+                        r"(?P<used>\d{1,9})\s*/\s*(?P<total>\d{1,9})\s*MB\b")
 _MIB = 1024 * 1024
 
 
 class NvidiaSmiTable(LineProbe):
     name = "nvidia_smi_table"
     yields = ("gpu.memory_use",)
-    triggers = ("MiB", "Processes:", "No running processes found", "| 0000")
+    triggers = ("MiB", "Processes:", "No running processes found", "| 0000", " MB")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -37,6 +40,11 @@ class NvidiaSmiTable(LineProbe):
         self.listed: Counter[int] = Counter()
 
     def feed(self, line_no: int, line: str) -> None:
+        m = _GPUSTAT.match(line.strip())
+        if m:       # gpustat: one GPU per line, no process section
+            self.rows.append((line_no, line, int(m["gpu"]), float(m["used"]) * _MIB, float(m["total"]) * _MIB,
+                              float(m["util"])))
+            return
         if "Processes:" in line:
             self.in_processes = True
             return

@@ -9,7 +9,7 @@ from doctor.facts.fabric import (ExpectedBandwidth, GidChoice, HcaCheck, IbGid, 
                                  TopoAffinity)
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
                                    PciAcs, PcieLink)
-from doctor.facts.hardware import GpuMemoryUse
+from doctor.facts.hardware import GpuMemorySkew, GpuMemoryUse
 from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NcclCommFinding, ProcessStack,
                                           StackOutlier)
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew
@@ -60,7 +60,7 @@ _ALL: tuple[type[Fact], ...] = (
     BenchExpectation, BandwidthSample, LatencySample, CollectiveSize, KernelShare, GpuIdle, CudaApiShare, BenchVerdict,
     # node hardware (nvidia-smi -q, NVML, lspci, kernel)
     PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, PciAcs,
-    GpuMemoryUse,
+    GpuMemoryUse, GpuMemorySkew,
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
     IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth, QpTimeout,
     # speed: profiler traces, skew across ranks, utilisation

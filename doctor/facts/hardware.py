@@ -137,3 +137,15 @@ class GpuMemoryUse(Fact):
     used_frac: float = -1
     util: float = -1
     processes: int = -1
+
+
+@fact
+class GpuMemorySkew(Fact):
+    """GPU 0 holds more memory than every other GPU of one snapshot in which all of them are in use (derived)."""
+
+    KIND = "gpu.memory_skew"
+    gpus: int = 0
+    gpu0_bytes: float = -1
+    next_bytes: float = -1         # the most any other GPU holds
+    excess_bytes: float = -1       # gpu0_bytes - next_bytes
+    ratio: float = -1              # gpu0_bytes / next_bytes
