@@ -50,6 +50,7 @@ from probes.nccl_tests_json import NcclTestsJson
 from probes.net_interfaces import NetInterfaces
 from probes.nsys_stats import NsysStats
 from probes.nvidia_smi_query import NvidiaSmiQuery
+from probes.nvidia_smi_table import NvidiaSmiTable
 from probes.nvlink_status import NvlinkStatus
 from probes.nvml import NvmlReadings
 from probes.oom import OomMessages
@@ -75,6 +76,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     NcclErrors,         # NCCL result codes, WARN lines, failed shm/ibv calls
     CudaErrors,         # CUDA errors, NVRM/Xid faults, DataLoader bus errors
     OomMessages,        # CUDA OOM messages of every wording
+    NvidiaSmiTable,     # the default nvidia-smi table: memory used per GPU, listed processes
     Collectives,        # watchdog, gloo timeouts, desync, lost peers
     TracebackFrames,    # what the program was doing
     EnvVars,            # NCCL_*/GLOO_*/TORCH_*/MASTER_* settings

@@ -6,6 +6,7 @@ Sample input:
     [Sun Jan 11 09:52:01 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.
     NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062)
     ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).
+    ... failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY: out of memory; total memory reported: 11523260416
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ _CUDA: tuple[tuple[str, str], ...] = (
     ("GPU is lost", "fell_off_bus"), ("Unable to determine the device handle", "fell_off_bus"),
     ("device-side assert", "device_assert"), ("system not yet initialized", "fabric_manager"),
     ("peer access is not supported", "peer_access"), ("cudaErrorPeerAccessUnsupported", "peer_access"),
+    # creating the CUDA context itself ran out of memory: this process had allocated nothing yet
+    ("CtxRetain: CUDA_ERROR_OUT_OF_MEMORY", "context_oom"), ("cuCtxCreate: CUDA_ERROR_OUT_OF_MEMORY", "context_oom"),
 )
 _CAUSED_BY = lazy_compile(r"caused by previous Xid (?P<xid>\d+)")
 _XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")

@@ -85,12 +85,17 @@ def derive(values: dict[str, float], listed: list[float], device: int) -> dict[s
 MAX_MESSAGE = 16 * 1024
 
 
+def _pasted_from_figures(line: str) -> bool:
+    """A message pasted from its figures on ("Tried to allocate 216.00 MiB (GPU 0; 7.92 GiB total capacity; ...")."""
+    return "Tried to allocate" in line and "capacity" in line
+
+
 class OomMessages(LineProbe):
     name = "oom"
     yields = ("oom.event",)
     # Continuation lines of a hard-wrapped message hold one of these phrases (units alone would make every
     # training step line with a memory column a candidate, the main cost of a multi-GB scan).
-    triggers = _START + ("PyTorch", "allocated", "capacity", "capacty", "of which", " free", "free;", "memory in use",
+    triggers = _START + ("Tried to allocate", "PyTorch", "allocated", "capacity", "capacty", "of which", " free", "free;", "memory in use",
                          "cached)")
 
     def __init__(self, ctx: ParseContext) -> None:
@@ -100,7 +105,7 @@ class OomMessages(LineProbe):
         self.last = 0
 
     def feed(self, line_no: int, line: str) -> None:
-        starts = any(s in line for s in _START)
+        starts = any(s in line for s in _START) or (not self.start and _pasted_from_figures(line))
         if not starts and not self.start:
             return
         body = who(line, self.ctx.node).body

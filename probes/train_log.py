@@ -4,6 +4,7 @@ Sample input:
     Epoch [1][50/1000]	lr: 1.000e-02, eta: 1:23:45, time: 0.532, data_time: 0.412, memory: 3000, loss: 1.2
     [rank1] step 4: loss=0.75 step_time=1.602s compute=1.600s comm=0.001s
     Train: 0 [ 100/1251 (  8%)]  Loss: 6.9 (6.9)  Time: 0.412s,  621.12/s  LR: 1.0e-03  Data: 0.012 (0.015)
+    Epoch: [0][10/5005]	Time 22.424 (7.498)	Data 22.372 (7.070)	Loss 6.9065 (6.9074)
 """
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ class TrainLog(LineProbe):
     name = "train_log"
     yields = ("train.steps",)
     sampled = True      # step lines fill big logs; medians come from evenly spaced samples of them
-    triggers = ("data_time", "step_time", "iter_time", "batch_time", "time: ", "time=", " time ", "Time: ", "Data: ", "comm")
+    triggers = ("data_time", "step_time", "iter_time", "batch_time", "time: ", "time=", " time ", "Time: ", "Data: ", "comm",
+                "\tTime ", "\tData ")   # pytorch/examples imagenet: Time 0.412 (0.430)<TAB>Data 0.012 (0.015)
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)

@@ -10,6 +10,7 @@ from doctor.facts.fabric import (ExpectedBandwidth, GidChoice, HcaCheck, IbGid, 
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
                                    PciAcs, PcieLink)
 from doctor.facts.hardware import ModuleInstalled, ModuleQuery
+from doctor.facts.hardware import GpuMemorySkew, GpuMemoryUse
 from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NcclCommFinding, ProcessStack,
                                           StackOutlier)
 from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew, WheelConflict
@@ -64,6 +65,7 @@ _ALL: tuple[type[Fact], ...] = (
     # node hardware (nvidia-smi -q, NVML, lspci, kernel)
     PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, PciAcs,
     ModuleQuery, ModuleInstalled,
+    GpuMemoryUse, GpuMemorySkew,
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
     IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth, QpTimeout,
     RdmaPresent,

@@ -145,3 +145,29 @@ class PciAcs(Fact):
     port_type: str = ""            # Root Port | Upstream Port | Downstream Port (a PCIe switch) | '' unknown
     enabled: bool = False
     flags: str = ""                # the ACSCtl flags that are on
+
+
+@fact
+class GpuMemoryUse(Fact):
+    """One GPU row of the `nvidia-smi` table (or a gpustat line): memory used of total and utilisation.
+    processes: how many processes the table's Processes section lists on this GPU; -1 when the input has no such section."""
+
+    KIND = "gpu.memory_use"
+    gpu: int = -1
+    used_bytes: float = -1
+    total_bytes: float = -1
+    used_frac: float = -1
+    util: float = -1
+    processes: int = -1
+
+
+@fact
+class GpuMemorySkew(Fact):
+    """GPU 0 holds more memory than every other GPU of one snapshot in which all of them are in use (derived)."""
+
+    KIND = "gpu.memory_skew"
+    gpus: int = 0
+    gpu0_bytes: float = -1
+    next_bytes: float = -1         # the most any other GPU holds
+    excess_bytes: float = -1       # gpu0_bytes - next_bytes
+    ratio: float = -1              # gpu0_bytes / next_bytes
