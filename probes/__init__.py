@@ -42,6 +42,7 @@ from probes.lspci import Lspci
 from probes.memory_snapshot import MemorySnapshotProbe
 from probes.module_queries import ModuleQueries
 from probes.nccl_errors import NcclErrors
+from probes.rdma_registration import RdmaRegistration
 from probes.nccl_inspector import NcclInspector
 from probes.nccl_ras import NcclRasJson, NcclRasText
 from probes.nccl_log import NcclLogProbe
@@ -74,6 +75,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     LaunchErrors,       # rendezvous, store, gloo/NCCL socket connects, bind, resolve, ranks/devices
     NcclLogProbe,       # NCCL_DEBUG INFO: version, net, interfaces, GDR, channels
     NcclErrors,         # NCCL result codes, WARN lines, failed shm/ibv calls
+    RdmaRegistration,   # ibv_reg_mr failures as UCX, NVSHMEM and perftest word them
     CudaErrors,         # CUDA errors, NVRM/Xid faults, DataLoader bus errors
     OomMessages,        # CUDA OOM messages of every wording
     NvidiaSmiTable,     # the default nvidia-smi table: memory used per GPU, listed processes

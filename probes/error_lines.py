@@ -1,13 +1,16 @@
 """Error-looking lines, whatever wrote them: the raw material of an honest "unknown".
 
 Every other probe reads lines it understands; this one keeps, per input, the first and the last few lines that
-look like a failure (NCCL WARN, a Python exception line, `Error:`/`ERROR`/`FATAL`, `failed`, a fatal signal),
-so that a report can list those no rule explained instead of saying nothing was found.
+look like a failure (NCCL WARN, a Python exception line, `Error:`/`ERROR`/`FATAL`, `failed`, a fatal signal,
+NCCL's return-code trace `<file>:<line> -> <code>`), so that a report can list those no rule explained instead of
+saying nothing was found. A traceback cut before its exception line (a pasted fragment) still shows where it
+failed: its last frame (or its header, when no frame came) is kept as form "traceback".
 
 Sample input:
     node1:3012:3012 [1] NCCL WARN Cuda failure 'invalid device function'
     RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
     [rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId
+    node1:2330:2658 [2] NCCL INFO bootstrap.cc:270 -> 2
 """
 from __future__ import annotations
 
@@ -28,6 +31,10 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("error", re.compile(r"\b(?:ERROR|FATAL|Fatal error|fatal error)\b|\b[Ee]rror:")),
     ("failed", re.compile(r"\b(?:failed|FAILED|Failed)\b")),
 )
+# NCCL's NCCLCHECK trace at INFO level: a call returned a failing ncclResult_t (1 cuda .. 6 remote error).
+NCCL_TRACE = re.compile(r"NCCL INFO [\w/.\-]+\.(?:cc|cu|h|c|cpp):\d+ -> [1-6]\b")
+TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
+FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in \S+')
 # Lines that say "error" without being one: INFO chatter, counters, traceback frames, warnings.
 NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|\b0 errors?\b|errors?\s*[:=]\s*0\b|^\s*File \"|warnings\.warn|#\s*Out of bounds"
                         r"|\bDEBUG\b|\bINFO\b(?!.*\bERROR\b)")
@@ -36,6 +43,8 @@ NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|\b0 errors?\b|errors?\s*
 def classify(line: str) -> str:
     """The form of an error-looking line, or "" when it is not one."""
     rest = who(line, "").body
+    if NCCL_TRACE.search(rest):
+        return "nccl_trace"
     if NOT_ERRORS.search(rest) and "NCCL WARN" not in rest:
         return ""
     return next((form for form, pattern in FORMS if pattern.search(rest)), "")
@@ -46,22 +55,35 @@ class ErrorLines(LineProbe):
     yields = ("log.error_line",)
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
                 "Failed", "Failure", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
-                "SIGBUS", "SIGKILL", "Exit", "Interrupt")
+                "SIGBUS", "SIGKILL", "Exit", "Interrupt", " -> ", "Traceback (most recent call last)", 'File "')
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.first: list[tuple[int, str, str]] = []
         self.last: deque[tuple[int, str, str]] = deque(maxlen=LAST)
+        self.open_traceback: tuple[int, str] | None = None   # a traceback's header or last frame, no exception yet
 
     def feed(self, line_no: int, line: str) -> None:
+        if TRACEBACK.search(line) or FRAME.match(who(line, "").body):
+            self.open_traceback = (line_no, line)
+            return
         form = classify(line)
         if not form:
             return
+        self.open_traceback = None   # the traceback ended in an error line of its own
+        self._keep(line_no, line, form)
+
+    def _keep(self, line_no: int, line: str, form: str) -> None:
         if len(self.first) < FIRST:
             self.first.append((line_no, line, form))
         else:
             self.last.append((line_no, line, form))
 
     def finish(self) -> None:
-        for line_no, line, form in (*self.first, *self.last):
+        if self.open_traceback:      # the input ends inside a traceback: its exception line was not pasted
+            self._keep(*self.open_traceback, "traceback")
+        kept = [*self.first, *self.last]
+        if any(form not in ("nccl_trace", "traceback") for _, _, form in kept):
+            kept = [k for k in kept if k[2] != "nccl_trace"]   # NCCL's WARN or the exception says it better
+        for line_no, line, form in kept:
             self.ctx.emit(ErrorLine, line_no, line, form=form, text=who(line, "").body.strip()[:300])

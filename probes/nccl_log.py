@@ -70,6 +70,8 @@ class NcclLogProbe(LineProbe):
             self.ctx.emit(NcclVersion, line_no, line, version=m["v"], version_num=version_num(m["v"]), cuda=m["cuda"] or "")
         if "Bootstrap" in line or "NET/Socket" in line or "NET : Using interface" in line or "Socket creation" in line:
             self._interfaces(line_no, line)
+        elif "; OOB " in line:      # NET/IB's out-of-band interface: the socket interface NCCL picked for IB setup
+            self._interfaces(line_no, line, line.split("; OOB ", 1)[1])
         self._network(line_no, line, node)
         if "NET/IB : Using [" in line or "NET/IB: Using [" in line:
             for h in _HCA.finditer(line):
@@ -106,9 +108,9 @@ class NcclLogProbe(LineProbe):
                 self.nodes[fact_node] = max(self.nodes[fact_node], int(m["n"]))
         return fact_node
 
-    def _interfaces(self, line_no: int, line: str) -> None:
+    def _interfaces(self, line_no: int, line: str, part: str = "") -> None:
         used_by = "nccl_bootstrap" if "Bootstrap" in line else "nccl_socket"
-        for m in _IFACES.finditer(line):
+        for m in _IFACES.finditer(part or line):
             loopback, link_local = address_class(m["addr"])
             self.ctx.emit(Interface, line_no, line, name=m["name"], address=m["addr"], used_by=used_by,
                           loopback=loopback, link_local=link_local, virtual=virtual_interface(m["name"]))

@@ -3,6 +3,7 @@
 Sample input:
     # nThread 1 nGpus 4 minBytes 8 maxBytes 268435456 step: 2(factor) warmup iters: 5 iters: 20 validation: 1
     #   Rank  0 Pid  15833 on    host1 device  0 [0x02] GeForce GTX 1080 Ti
+       Rank  0 uses device  0 [0x05] Tesla M40 24GB          (NCCL 1.x's test/single/*_test: no host, no '#')
     #     134217728      33554432     float     sum      -1   6913.0   19.42   16.99      0   6917.1   19.40   16.98      0
     # Out of bounds values : 0 OK
     # Avg bus bandwidth    : 33.3227
@@ -25,6 +26,7 @@ from doctor.probing.regex import lazy_compile
 
 _HEADER = lazy_compile(r"#\s*nThread\s+\d+\s+nGpus\s+(?P<g>\d+)")
 _DEVICE = lazy_compile(r"#\s+Rank\s+(?P<r>\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+(?P<d>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<name>.+?)\s*$")
+_DEVICE_V1 = lazy_compile(r"^\s*#?\s*Rank\s+(?P<r>\d+)\s+uses device\s+(?P<d>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<name>.+?)\s*$")
 _ROW = lazy_compile(r"^\s*\d+\s+\d+\s+(?:float|half|double|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8\w*)\s+\w+\s")
 _AVG = lazy_compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<bw>[\d.]+)")
 _WRONG = lazy_compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)")
@@ -38,7 +40,7 @@ class NcclTests(LineProbe):
     name = "nccl_tests"
     yields = ("bench.collective", "gpu.device", "nccl.version")
     triggers = ("nccl-library=", "nThread", "Pid", "float", "half", "bfloat16", "Avg bus bandwidth", "Out of bounds", "nranks", "_perf",
-                " double ", " int8 ", " uint8 ", " int32 ", " uint32 ", " int64 ", " uint64 ", " fp8", "redop")
+                " double ", " int8 ", " uint8 ", " int32 ", " uint32 ", " int64 ", " uint64 ", " fp8", "redop", "uses device")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -80,6 +82,11 @@ class NcclTests(LineProbe):
             s["started"] = True
             self.ctx.emit(GpuDevice, line_no, raw, index=int(m["d"]), bus_id=m["bus"], name=m["name"],
                           consumer=consumer_gpu(m["name"]), node=m["host"])
+        elif (m := _DEVICE_V1.search(line)):    # one process drives every GPU of this node
+            s["started"] = True
+            self.anchor = self.anchor or (line_no, raw)
+            self.ctx.emit(GpuDevice, line_no, raw, index=int(m["d"]), bus_id=m["bus"], name=m["name"],
+                          consumer=consumer_gpu(m["name"]))
         elif _ROW.search(line):
             s["rows"] = int(s["rows"]) + 1
             self._size_row(line_no, line, raw)

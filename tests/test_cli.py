@@ -45,14 +45,17 @@ def test_symptom_reorders_toward_explaining_causes(doctor_cli) -> None:
     """A stated symptom moves probability toward the causes that explain it (taxonomy symptom lists), and a bare
     topology with no failure in it raises no alarm."""
     topo = REPO / "fixtures" / "probes" / "topo_matrix" / "pcie-4gpu-pxb-pix-sys.txt"
-    def report(*symptom: str) -> dict[str, float]:
-        data = json.loads(doctor_cli("analyze", "--json", *symptom, str(topo)).stdout)
+    slow_run = REPO / "fixtures" / "nodes" / "pcie-topology-slow-allreduce"   # PHB/SYS topology + slow all_reduce
+    def report(path: Path, *symptom: str) -> dict[str, float]:
+        data = json.loads(doctor_cli("analyze", "--json", *symptom, str(path)).stdout)
         got = {d["cause"]: d["confidence"] for d in data["diagnoses"]}
         assert abs(sum(got.values()) + data["unexplained"] - 1.0) < 0.01
         return got
 
-    plain, slow, hang = report(), report("--symptom", "slow_training"), report("--symptom", "hang")
-    assert all(p < 0.5 for p in plain.values()) and "p2p_broken" not in plain, plain   # topology alone: context
+    bare = report(topo)
+    assert all(p < 0.5 for p in bare.values()) and "p2p_broken" not in bare, bare   # topology alone: context
+    assert "no_nvlink_topology" not in report(topo, "--symptom", "slow_training")    # still no sign of the cause
+    slow, hang = report(slow_run, "--symptom", "slow_training"), report(slow_run, "--symptom", "hang")
     assert max(slow, key=slow.get) == "no_nvlink_topology", slow
     assert slow["no_nvlink_topology"] > hang.get("no_nvlink_topology", 0.0), (slow, hang)
 

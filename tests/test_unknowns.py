@@ -58,6 +58,7 @@ def test_unknown_in_text_json_and_exit_code(doctor_cli) -> None:
     ("ERROR: ld.so: object 'libnccl-net.so' cannot be preloaded", "error"),
     ("ssh: connect to host node2 port 22: Connection refused; pdsh@node1: node2: ssh exited with exit code 255 failed",
      "failed"),
+    ("dso-s1-r1-a100-03:2330:2658 [2] NCCL INFO bootstrap.cc:270 -> 2", "nccl_trace"),
 ])
 def test_error_looking_lines_are_kept(line: str, form: str) -> None:
     assert classify(line) == form
@@ -69,6 +70,8 @@ def test_error_looking_lines_are_kept(line: str, form: str) -> None:
     "# Out of bounds values : 0 OK",
     '  File "/x/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 355, in wrapper',
     "epoch 1 step 10 loss 2.31 errors: 0",
+    "node1:23458:23458 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct",
+    "node1:2228637:2230195 [3] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA",
 ])
 def test_lines_that_only_look_like_errors_are_not(line: str) -> None:
     assert classify(line) == ""
@@ -80,3 +83,29 @@ def test_markdown_report_lists_the_unknowns() -> None:
     text = render(report)
     assert "No known cause" not in text and "## Error lines no rule explains" in text
     assert "module-not-found-apex.log:" in text and "No module named 'apex'" in text and "Upload next:" in text
+
+
+def _error_lines(path: Path) -> list[tuple[str, int]]:
+    from doctor.probing.contract import parse_lines
+    from probes.error_lines import ErrorLines
+    return [(f.form, f.origin.line) for f in parse_lines(ErrorLines, path.read_text(encoding="utf-8"))]
+
+
+def test_a_traceback_cut_before_its_exception_keeps_its_last_frame() -> None:
+    """Pasted fragments (slowfast#337, torchdata#1142) end in frames: the last frame is where it failed."""
+    cut = REPO / "fixtures" / "cases" / "port-in-use-slowfast-337" / "input" / "traceback.txt"
+    assert _error_lines(cut) == [("traceback", 3)]
+    header_only = REPO / "fixtures" / "cases" / "port-blocked-sglang-3794" / "input" / "head_node.log"
+    assert _error_lines(header_only) == [("traceback", 8)]
+    whole = REPO / "fixtures" / "unknowns" / "linear-shape-mismatch.log"
+    assert "traceback" not in {form for form, _ in _error_lines(whole)}, "a complete traceback ends in its exception"
+
+
+def test_nccl_return_code_trace_is_kept_only_without_a_warn() -> None:
+    """NCCL's `file.cc:N -> 2` trace is the failure when nothing else was captured (nccl#1000); next to the WARN
+    that names the failed call it adds nothing."""
+    bare = REPO / "fixtures" / "cases" / "wrong_socket_ifname-nccl-1000" / "input" / "nccl_debug.log"
+    assert [line for form, line in _error_lines(bare) if form == "nccl_trace"] == [7, 8, 9]   # line 10 repeats line 7 (another rank)
+    with_warn = REPO / "fixtures" / "logs" / "nccl-shm-no-space.log"
+    forms = {form for form, _ in _error_lines(with_warn)}
+    assert "nccl_warn" in forms and "nccl_trace" not in forms
