@@ -68,3 +68,12 @@ def test_live_job_and_its_saved_facts_agree(tmp_path: Path, doctor_cli) -> None:
     offline = json.loads(proc.stdout)
     assert {d["cause"] for d in offline["diagnoses"] if d["rules"]} == run.causes()
     assert "slow_network_link" in run.causes(), run.report["diagnoses"]       # gloo on loopback is far below 1000 GB/s
+
+
+def test_recorded_job_is_checked_against_a_policy_offline(doctor_cli) -> None:
+    proc = doctor_cli("check", "--offline", "--json", "--policy", str(REPO / "fixtures" / "policies" / "h100-site.yaml"),
+                      str(RECORDED / "config-skew-3node" / "job-facts-rank0.json"))
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    status = {c["id"]: c["status"] for c in json.loads(proc.stdout)["checks"]}
+    assert status["gpus.count"] == "fail" and status["versions.equal.nvidia-cuda-runtime-cu12"] == "fail"
+    assert status["shm.min"] == "fail" and status["versions.equal.torch"] == "pass"
