@@ -20,7 +20,7 @@ import shlex
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -45,7 +45,6 @@ class Scenario:
     torchrun: bool = True
     ranks: int = 0                                           # world size when not torchrun (default: nodes)
     master: Callable[[Cluster, int], str] = lambda c, i: c.nodes[0].addr
-    extra: list[str] = field(default_factory=list)
 
 
 def small_shm(i: int) -> list[str]:
