@@ -46,7 +46,7 @@ class JobFacts(StreamProbe):
                 return
             try:
                 fact = fact_from_dict(json.loads(raw[:MAX_LINE]))
-            except ValueError:
+            except (ValueError, RecursionError):     # not JSON, or nested too deeply: that line only
                 continue
             if fact is not None:
                 ctx.facts.append(fact)

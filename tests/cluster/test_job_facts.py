@@ -38,7 +38,7 @@ def test_saved_facts_read_back_with_their_origins(tmp_path: Path) -> None:
 def test_broken_lines_are_dropped_not_the_file(tmp_path: Path) -> None:
     good = {"kind": "cluster.node", "node": "n1", "gpus": 8, "rdma_devices": 0}
     lines = ['{"schema":"doctor.job-facts/1","cluster":{}}', "not json", json.dumps({"kind": "no.such.kind"}),
-             json.dumps({**good, "gpus": "eight"}), json.dumps(good), "[1, 2]"]
+             json.dumps({**good, "gpus": "eight"}), "[" * 100000 + "]" * 100000, json.dumps(good), "[1, 2]"]
     path = tmp_path / "job.json"
     path.write_text("\n".join(lines) + "\n")
     back = [f for f in read_back(path) if f.KIND == "cluster.node"]
