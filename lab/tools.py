@@ -113,6 +113,10 @@ TOOLS: tuple[Tool, ...] = (
     Tool("iperf3-healthy-netns", "healthy", "none",
          "a 1 Gbit/s link (tc tbf) measured against an expectation of 1 Gbit/s", ("iperf3",), iperf3,
          rate="1gbit", expectations="link_gbps: 1\n"),
+    Tool("iperf3-link-below-expectation-netns", "slow_network_link", "slow_multinode",
+         "node1's link shaped to 750 Mbit/s (tc tbf) on a 1 GbE cluster: iperf3 node1 -> node0 reaches about half to "
+         "two thirds of the expected 1 Gbit/s, a degraded link rather than a wrong one", ("iperf3",), iperf3,
+         rate="750mbit", expectations="# doctor expectations: the node-to-node links are 1 GbE\nlink_gbps: 1\n"),
     Tool("mpirun-healthy-netns", "healthy", "none",
          "mpirun starts one rank on each of two nodes (TCP BTL); one MPI_Allreduce", ("mpirun", "mpicc"),
          lambda r: mpirun(r)),

@@ -30,6 +30,7 @@ from probes.ib_devinfo import IbvDevinfo
 from probes.ib_status import IbStatus
 from probes.iommu import IommuLines
 from probes.iperf3 import Iperf3Json, Iperf3Text
+from probes.job_facts import JobFacts
 from probes.kernel_modules import KernelModules
 from probes.kineto_trace import KinetoTrace
 from probes.launch_command import LaunchCommand
@@ -142,6 +143,7 @@ STREAM_PROBES: tuple[type[StreamProbe], ...] = (
     FlightRecorderDump,  # PyTorch Flight Recorder dumps (pickle or JSON), before the memory snapshot's any-pickle
     KinetoTrace,        # torch.profiler / Kineto chrome traces (.json, .json.gz), streamed
     MemorySnapshotProbe,  # torch.cuda.memory._dump_snapshot pickles, read without pickle.load
+    JobFacts,           # doctor cluster --save-facts: every rank's facts of a job, read back offline (alone)
 )
 
 # How a node gathers each artifact (doctor scan, doctor collect). parser: the DocumentProbe applied to the

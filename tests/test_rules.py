@@ -37,3 +37,26 @@ def test_causes_cover_the_taxonomy() -> None:
 
 def test_every_rule_cause_is_known() -> None:
     assert all(rule.cause in CAUSES for rule in RULES)
+
+
+POLICY_TESTS = [(rule, test) for rule, test in CASES if test.policy]
+
+
+@pytest.mark.parametrize("rule,test", POLICY_TESTS, ids=[f"{r.id}-{t.name}" for r, t in POLICY_TESTS])
+def test_a_policy_rule_fires_because_of_its_policy(rule, test) -> None:
+    """The same real input without the policy file is quiet: the finding is the judgement against the policy."""
+    from dataclasses import replace
+    assert test.expect == "fires" and outcome(rule, replace(test, policy="")) == "quiet"
+
+
+def test_a_policy_test_without_an_input_is_refused(tmp_path: Path) -> None:
+    import shutil
+
+    from doctor.errors import RuleError
+    from doctor.rulebase import load
+    root = tmp_path / "rules"
+    shutil.copytree(load.RULES_DIR, root)
+    path = next(root.glob("policy/POL001-*.yaml"))
+    path.write_text(path.read_text().replace("    input: fixtures/probes/dev_shm/", "    facts_from: fixtures/probes/dev_shm/", 1))
+    with pytest.raises(RuleError, match=r"POL001-.*\.yaml:\d+: a test with a policy needs an input"):
+        load.load_rules(root)

@@ -66,8 +66,8 @@ def gather(args: argparse.Namespace, policy):  # type: ignore[no-untyped-def]
     extra: dict = {}  # type: ignore[type-arg]
     if args.paths:
         from doctor.probing.offline import gather_files
-        from probes import DOCUMENT_PROBES, LINE_PROBES
-        files = gather_files(args.paths, LINE_PROBES, DOCUMENT_PROBES)
+        from probes import DOCUMENT_PROBES, LINE_PROBES, STREAM_PROBES
+        files = gather_files(args.paths, LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES)   # a saved job's facts too
         facts += files.facts
         extra["inputs"] = [{"path": i.path, "status": i.status, "reason": i.reason} for i in files.inputs]
     if args.offline:

@@ -33,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--expected-busbw", type=float, default=-1, metavar="GBS",
                         help="the bus bandwidth this job should reach, GB/s (when no topology says)")
     parser.add_argument("--no-timing", action="store_true", help="skip the per-rank timing (straggler) test")
+    parser.add_argument("--save-facts", metavar="FILE", default="",
+                        help="also write the job's facts (every rank's, as rank 0 received them) to FILE ({rank} is "
+                             "replaced): `doctor analyze FILE` diagnoses them again offline")
 
 
 def options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -65,8 +68,15 @@ def run(args: argparse.Namespace) -> int:
     report = diagnose_facts(outcome.facts + expected_facts(args), args.symptom, args.engine)
     phases.done("diagnose")
     outcome.summary["seconds"] = round(sum(phases.seconds.values()), 3)
+    save_facts(args.save_facts, outcome.facts + expected_facts(args), outcome.summary, spec.rank)
     emit(report, outcome.summary, args.json, args.output, spec.rank)
     return ExitCode.FINDINGS if report.diagnoses else ExitCode.OK
+
+
+def save_facts(target: str, facts: list, summary: dict, rank: int) -> None:  # type: ignore[type-arg]
+    if target:
+        from doctor.cluster.output import write_job_facts
+        write_job_facts(target.replace("{rank}", str(rank)), facts, summary)
 
 
 def expected_facts(args: argparse.Namespace) -> list:  # type: ignore[type-arg]
@@ -93,5 +103,6 @@ def local_failure(spec, err, args: argparse.Namespace, phases) -> int:  # type: 
     print(f"doctor cluster: rank {spec.rank} on {node_name()}: rendezvous failed: {reach}{top}", file=sys.stderr)
     summary = {"rank": spec.rank, "node": node_name(), "world_size_expected": spec.world_size, "error": str(err),
                "unreachable_peer": f"{peer.host}:{peer.port}" if peer else "", "phases": phases.seconds}
+    save_facts(args.save_facts, facts, summary, spec.rank)
     emit(report, summary, args.json, args.output, spec.rank)
     return ExitCode.FINDINGS if report.diagnoses else ExitCode.CANNOT_CHECK

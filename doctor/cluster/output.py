@@ -76,3 +76,16 @@ def render_text(report: Report, cluster: dict[str, Any], color: bool) -> str:
         console.print(f"  pair {p['a']} <-> {p['b']}: {p['gbs']:.4f} GB/s (round {p['round']})")
     console.print(render(report))
     return console.export_text(styles=color)
+
+
+JOB_FACTS_SCHEMA = "doctor.job-facts/1"
+
+
+def write_job_facts(target: str, facts: list[Fact], cluster: dict[str, Any]) -> None:
+    """The facts rank 0 diagnosed, one per line as doctor.cluster.wire writes them (JSON, never pickle), after a
+    header line naming the schema and the job: probes/job_facts.py reads the file back for `doctor analyze`."""
+    from doctor.cluster.wire import fact_to_dict
+    header = {"schema": JOB_FACTS_SCHEMA, "cluster": {k: v for k, v in cluster.items() if k != "facts"}}
+    lines = [json.dumps(header, separators=(",", ":"), default=str)]
+    lines += [json.dumps(fact_to_dict(f), separators=(",", ":"), default=str) for f in facts]
+    Path(target).write_text("\n".join(lines) + "\n")

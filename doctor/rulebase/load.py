@@ -223,4 +223,7 @@ class _Builder:
         for fact in facts:
             if fact.get("kind") not in FACT_KINDS:
                 raise self.fail(raw, f"test fact of unknown kind {fact.get('kind')!r}")
-        return RuleTest(name=str(raw.get("name", "")), expect=raw["expect"], input=str(raw.get("input", "")), facts=facts)
+        if raw.get("policy") and not raw.get("input"):
+            raise self.fail(raw, "a test with a policy needs an input to judge")
+        return RuleTest(name=str(raw.get("name", "")), expect=raw["expect"], input=str(raw.get("input", "")), facts=facts,
+                        policy=str(raw.get("policy", "")))

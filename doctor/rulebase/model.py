@@ -35,6 +35,7 @@ class RuleTest:
     expect: str                                   # fires | quiet
     input: str = ""                               # a fixture path, relative to the repository root
     facts: tuple[dict[str, Any], ...] = ()        # or facts written inline
+    policy: str = ""                              # with input: a policy file, judged as `doctor check --policy` does
 
 
 @dataclass(frozen=True)

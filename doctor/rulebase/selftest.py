@@ -25,8 +25,17 @@ def facts_for(test: RuleTest) -> list[Fact]:
     if test.input:
         from doctor.probing.offline import gather_files
         from probes import DOCUMENT_PROBES, LINE_PROBES, STREAM_PROBES
-        return aggregate(gather_files([str(REPO / test.input)], LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES).facts)
+        gathered = gather_files([str(REPO / test.input)], LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES).facts
+        return aggregate(gathered + policy_facts(test.policy))
     return facts_from_dicts(test.facts)
+
+
+def policy_facts(path: str) -> list[Fact]:
+    """The policy.* facts of a policy file, as `doctor check --policy FILE` compiles them (none without a file)."""
+    if not path:
+        return []
+    from doctor.check.policy import load
+    return list(load(REPO / path).facts)
 
 
 def run_test(rule: Rule, test: RuleTest, engine: str = "native") -> list[Finding]:
