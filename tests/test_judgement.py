@@ -82,6 +82,7 @@ def test_calibration_fit_finds_the_weight_that_explains_held_out_cases() -> None
     always_right = [({"port_blocked": 2.0}, frozenset({"port_blocked"}))] * 20
     never_right = [({"port_blocked": 2.0}, frozenset())] * 20
     assert fit_calibration(always_right)[1] < 0 < fit_calibration(never_right)[1]
+    assert fit_calibration([], always_right)[2] < 0 < fit_calibration([], never_right)[2]
 
 
 def test_weights_file_layout_round_trips() -> None:

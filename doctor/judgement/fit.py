@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from typing import Callable
 
 from doctor.judgement.model import CaseView, Model, candidates, keys
 
@@ -145,32 +146,41 @@ def held_out_nll(scored: Scored, t: float, u: float) -> float:
     return total
 
 
-def fit_calibration(scored: Scored) -> tuple[float, float]:
-    """(T, u): the unexplained log-weight on a grid of UNEXPLAINED_GRID, the temperature by golden-section search
-    on log T for each; the pair with the least held-out negative log-likelihood."""
-    best = min((held_out_nll(scored, t, u), t, u) for u in UNEXPLAINED_GRID
-               for t in [fit_temperature(scored, u)])
-    return best[1], best[2]
+def fit_calibration(scored: Scored, guesses: Scored = ()) -> tuple[float, float, float]:
+    """(T, u, u_guess): one temperature (golden-section search on log T) and, for each T, the unexplained log-weight
+    on UNEXPLAINED_GRID that fits best, separately for cases where a rule supports some cause (`scored`) and cases
+    where only the symptom suggests causes (`guesses`): a guess from the symptom alone is right less often."""
+    def best(t: float, part: Scored) -> tuple[float, float]:
+        return min((held_out_nll(part, t, u), u) for u in UNEXPLAINED_GRID) if part else (0.0, 0.0)
 
-
-def fit_temperature(scored: Scored, u: float = 0.0) -> float:
-    """The temperature that minimises the held-out negative log-likelihood (golden-section search on log T)."""
     def nll(log_t: float) -> float:
-        return held_out_nll(scored, math.exp(log_t), u)
-    lo, hi = math.log(TEMPERATURE_RANGE[0]), math.log(TEMPERATURE_RANGE[1])
+        t = math.exp(log_t)
+        return best(t, scored)[0] + best(t, guesses)[0]
+    t = golden_section(nll, *TEMPERATURE_RANGE)
+    return t, best(t, scored)[1], best(t, guesses)[1]
+
+
+def golden_section(f: Callable[[float], float], low: float, high: float) -> float:
+    """The x in [low, high] minimising f(log x) (f takes log x), searched on log x; rounded to 3 places."""
+    lo, hi = math.log(low), math.log(high)
     ratio = (math.sqrt(5) - 1) / 2
     a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
-    fa, fb = nll(a), nll(b)
+    fa, fb = f(a), f(b)
     for _ in range(40):
         if fa < fb:
             hi, b, fb = b, a, fa
             a = hi - ratio * (hi - lo)
-            fa = nll(a)
+            fa = f(a)
         else:
             lo, a, fa = a, b, fb
             b = lo + ratio * (hi - lo)
-            fb = nll(b)
+            fb = f(b)
     return round(math.exp((lo + hi) / 2), 3)
+
+
+def fit_temperature(scored: Scored, u: float = 0.0) -> float:
+    """The temperature that minimises the held-out negative log-likelihood at unexplained log-weight u."""
+    return golden_section(lambda log_t: held_out_nll(scored, math.exp(log_t), u), *TEMPERATURE_RANGE)
 
 
 def stratified_folds(labels: list[str], k: int, seed: int = 0) -> list[int]:
@@ -196,13 +206,16 @@ def _label(case: Labelled) -> str:
 
 def fit(base: Model, cases: list[Labelled], folds: int = 5, seed: int = 0) -> Model:
     """Weights fitted on every case; the temperature fitted on the held-out scores of `folds` inner folds."""
-    scored: list[tuple[dict[str, float], frozenset[str]]] = []
+    scored: Scored = []
+    guesses: Scored = []
     if folds > 1 and len(cases) >= 2 * folds:
         fold = stratified_folds([_label(c) for c in cases], folds, seed)
         for k in range(folds):
             train = [c for c, f in zip(cases, fold) if f != k]
             inner = Model(base.priors, base.cause_symptoms, fit_weights(base, train))
-            scored += [(inner.scores(c.view), c.accept) for c, f in zip(cases, fold) if f == k]
+            for c in (c for c, f in zip(cases, fold) if f == k):
+                (scored if c.view.evidence else guesses).append((inner.scores(c.view), c.accept))
     model = Model(base.priors, base.cause_symptoms, fit_weights(base, cases))
-    model.temperature, model.unexplained = fit_calibration(scored) if scored else (1.0, 0.0)
+    if scored or guesses:
+        model.temperature, model.unexplained, model.unexplained_guess = fit_calibration(scored, guesses)
     return model

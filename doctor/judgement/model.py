@@ -91,7 +91,8 @@ class Model:
     cause_symptoms: dict[str, tuple[str, ...]]
     params: dict[str, float] = field(default_factory=dict)
     temperature: float = 1.0
-    unexplained: float = 0.0                 # u: the log-weight of the unexplained class (fitted with T)
+    unexplained: float = 0.0                 # u: the log-weight of the unexplained class (fitted with T) ...
+    unexplained_guess: float = 0.0           # ... and its value where no rule supports any cause (symptom-only guesses)
 
     def prior(self, key: str) -> float:
         if key in PRIORS:
@@ -111,7 +112,11 @@ class Model:
 
     def probabilities(self, view: CaseView) -> dict[str, float]:
         """cause -> probability; the unexplained share is 1 - their sum."""
-        return softmax(self.scores(view), self.temperature, self.unexplained)
+        return softmax(self.scores(view), self.temperature, self.unexplained_for(view))
+
+    def unexplained_for(self, view: CaseView) -> float:
+        """u where a rule supports some cause; where the symptom alone suggests causes, its own (fitted) value."""
+        return self.unexplained if view.evidence else self.unexplained_guess
 
 
 SHOW_SYMPTOM_ONLY = 3          # at most this many causes with no rule behind them are shown ...
@@ -153,6 +158,7 @@ def load(causes: dict[str, dict], rules: Iterable[Rule] = (), path: Path = WEIGH
         model.params = unflatten(data)
         model.temperature = float(data.get("temperature") or 1.0)
         model.unexplained = float(data.get("unexplained") or 0.0)
+        model.unexplained_guess = float(data.get("unexplained_guess") or 0.0)
     return model
 
 
