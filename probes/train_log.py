@@ -5,6 +5,7 @@ Sample input:
     [rank1] step 4: loss=0.75 step_time=1.602s compute=1.600s comm=0.001s
     Train: 0 [ 100/1251 (  8%)]  Loss: 6.9 (6.9)  Time: 0.412s,  621.12/s  LR: 1.0e-03  Data: 0.012 (0.015)
     Epoch: [0][10/5005]	Time 22.424 (7.498)	Data 22.372 (7.070)	Loss 6.9065 (6.9074)
+   | > Step:12/640  GlobalStep:9012  TotalLoss:0.51  StepTime:1.62  LoaderTime:0.04  (Mozilla/Coqui TTS)
 """
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from doctor.probing.regex import lazy_compile
 
 # One pass over the line for every timing: a name, then its value (the first of each kind counts).
 _NAMES: dict[str, str] = {
-    **dict.fromkeys(("step_time", "iter_time", "batch_time", "time", "Time"), "step"),
-    **dict.fromkeys(("data_time", "data_wait", "dataloader_time", "Data"), "data"),
+    **dict.fromkeys(("step_time", "iter_time", "batch_time", "time", "Time", "StepTime"), "step"),
+    **dict.fromkeys(("data_time", "data_wait", "dataloader_time", "Data", "LoaderTime"), "data"),
     **dict.fromkeys(("compute", "compute_time", "fwd_bwd"), "compute"),
     **dict.fromkeys(("comm", "comm_time", "allreduce_time", "sync_time"), "comm"),
 }
@@ -39,7 +40,7 @@ class TrainLog(LineProbe):
     yields = ("train.steps",)
     sampled = True      # step lines fill big logs; medians come from evenly spaced samples of them
     triggers = ("data_time", "step_time", "iter_time", "batch_time", "time: ", "time=", " time ", "Time: ", "Data: ", "comm",
-                "\tTime ", "\tData ")   # pytorch/examples imagenet: Time 0.412 (0.430)<TAB>Data 0.012 (0.015)
+                "\tTime ", "\tData ", "LoaderTime:")   # pytorch/examples imagenet: Time 0.412 (0.430)<TAB>Data 0.012 (0.015)
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -51,7 +52,9 @@ class TrainLog(LineProbe):
         values: dict[str, float] = {}
         for m in _TIMING.finditer(writer.body):
             values.setdefault(_NAMES[m["name"]], _seconds(m))
-        if "step" not in values or ("data" not in values and "compute" not in values and "comm" not in values):
+        if "step" not in values and "data" not in values:
+            return   # a step's length, or at least its wait for data (a log that prints only the loader's time)
+        if "step" in values and len(values) == 1:
             return
         key = (writer.node, writer.rank)
         self.first.setdefault(key, (line_no, line))
@@ -60,14 +63,15 @@ class TrainLog(LineProbe):
 
     def finish(self) -> None:
         for key, series in self.samples.items():
-            steps = series["step"][_WARMUP_STEPS:] or series["step"]
-            if len(steps) < 2:
+            counted = series.get("step") or series.get("data") or []
+            if len(counted) < 2:
                 continue
-            med = {name: median(vals[_WARMUP_STEPS:] or vals) if vals else -1.0 for name, vals in series.items()}
-            step = med["step"]
+            med = {name: median(vals[_WARMUP_STEPS:] or vals) for name, vals in series.items() if vals}
+            step = med.get("step", -1.0)
+            waits = series.get("data", [])[_WARMUP_STEPS:] or series.get("data", [])
             line_no, line = self.first[key]
-            self.ctx.emit(TrainSteps, line_no, line, node=key[0], rank=key[1], steps=len(series["step"]),
+            self.ctx.emit(TrainSteps, line_no, line, node=key[0], rank=key[1], steps=len(counted),
                           step_s=step, data_s=med.get("data", -1.0), compute_s=med.get("compute", -1.0),
-                          comm_s=med.get("comm", -1.0),
+                          comm_s=med.get("comm", -1.0), data_max_s=max(waits) if waits else -1.0,
                           data_share=med["data"] / step if "data" in med and step > 0 else -1.0,
                           comm_share=med["comm"] / step if "comm" in med and step > 0 else -1.0)
