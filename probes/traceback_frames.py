@@ -15,6 +15,8 @@ from doctor.probing.regex import lazy_compile
 ACTIVITIES: tuple[tuple[str, str], ...] = (
     ("torch.load(", "checkpoint_load"), ("load_state_dict(", "checkpoint_load"), ("in load_state_dict", "checkpoint_load"),
     ("in load_checkpoint", "checkpoint_load"), ("resume_from_checkpoint", "checkpoint_load"),
+    ("initialize_optimizer_states(", "optimizer_state_init"), ("in initialize_optimizer_states", "optimizer_state_init"),
+    ("_init_optim_state(", "optimizer_state_init"),
     ("set_device(", "set_device"), ("in set_device", "set_device"),
     ("init_process_group(", "init_process_group"), ("in init_process_group", "init_process_group"),
     (".backward(", "backward"), ("in backward", "backward"), ("optimizer.step(", "optimizer_step"),
