@@ -7,7 +7,7 @@ from typing import Iterable
 
 from doctor.facts import Fact
 from doctor.facts.launch import LaunchOption
-from doctor.facts.launchers import Hostfile, HostfileIgnored, RankAnnounce, RankDuplicate
+from doctor.facts.launchers import Hostfile, HostfileIgnored, RankAnnounce, RankDuplicate, RanksMissing, RanksRegistered
 
 
 def _of(facts: Iterable[Fact], cls: type[Fact]) -> list:
@@ -37,6 +37,26 @@ def announced_rank_duplicates(facts: list[Fact]) -> list[Fact]:
                 witness = [a for a in items if a.global_rank == rank][1]
                 out.append(RankDuplicate(node=witness.node, rank=rank, origin=witness.origin, framework=framework,
                                          global_rank=rank, count=count, world=world, distinct=len(distinct[framework])))
+    return out
+
+
+def ranks_never_registered(facts: list[Fact]) -> list[Fact]:
+    """Rank 0 announced itself, only some of the world's ranks ever did, none twice, and rank 0 never printed that
+    all processes registered: the missing processes were never started (or never reached init)."""
+    out: list[Fact] = []
+    registered = {r.framework for r in _of(facts, RanksRegistered)}
+    by_framework: dict[str, list[RankAnnounce]] = defaultdict(list)
+    for a in _of(facts, RankAnnounce):
+        by_framework[a.framework].append(a)
+    for framework, items in sorted(by_framework.items()):
+        world = max(a.world for a in items)
+        ranks = Counter(a.global_rank for a in items)
+        duplicated = any(n > 1 for n in Counter((a.form, a.global_rank) for a in items).values())
+        if framework in registered or 0 not in ranks or world <= len(ranks) or duplicated:
+            continue
+        first = min(items, key=lambda a: a.origin.line)
+        out.append(RanksMissing(node=first.node, origin=first.origin, framework=framework, world=world,
+                                announced=len(ranks)))
     return out
 
 
@@ -71,4 +91,4 @@ def hostfile_ignored(facts: list[Fact]) -> list[Fact]:
                             wanted=f"--{w.name} {w.value}".strip())]
 
 
-LAUNCH_AGGREGATORS = (announced_rank_duplicates, machine_rank_duplicates, hostfile_ignored)
+LAUNCH_AGGREGATORS = (announced_rank_duplicates, ranks_never_registered, machine_rank_duplicates, hostfile_ignored)

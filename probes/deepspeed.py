@@ -6,6 +6,7 @@ Sample input:
     ValueError: Hostfile contains a bad entry: node2 lots=8, unable to proceed with launching
     [2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', '--local_rank=0'] exits with return code = -9
     pdsh@node1: node2: ssh exited with exit code 255                                    (probes/remote_shell.py)
+    [2022-12-15 21:00:19,543] [INFO] [runner.py:417:main] Using IP address of  for node node-0       (empty: `hostname -I` gave none)
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ _HOSTFILE_AT = lazy_compile(r"Using hostfile at (?P<path>\S+) but host=(?P<host>
 _BAD_HOSTFILE = lazy_compile(r"(?P<msg>Hostfile (?:contains a bad entry|is empty or not formatted correctly|is not formatted correctly)"
                            r"[^\n]*)")
 _EXIT = lazy_compile(r"sigkill_handler\].*exits with return code = (?P<code>-?\d+)")
+# the multinode runner takes the master address from `hostname -I` on the first host; an empty one is printed as is
+_EMPTY_MASTER = lazy_compile(r"Using IP address of\s+for node (?P<host>\S+)|deepspeed\.launcher\.launch .*--master_addr=(?:\s|$)")
 _LOCAL_RANK = lazy_compile(r"--local_rank=(?P<rank>\d+)")
 SIGNALS = {-9: "SIGKILL", -11: "SIGSEGV", -6: "SIGABRT", -7: "SIGBUS", -15: "SIGTERM", -2: "SIGINT"}
 
@@ -27,7 +30,8 @@ SIGNALS = {-9: "SIGKILL", -11: "SIGSEGV", -6: "SIGABRT", -7: "SIGBUS", -15: "SIG
 class DeepSpeed(LineProbe):
     name = "deepspeed"
     yields = ("launch.hostfile", "launch.remote_error", "launch.config_error", "launch.worker_exit")
-    triggers = ("Unable to find hostfile", "was not reachable via ssh", "Hostfile ", "exits with return code")
+    triggers = ("Unable to find hostfile", "was not reachable via ssh", "Hostfile ", "exits with return code",
+                "Using IP address of", "--master_addr=")
 
     def feed(self, line_no: int, line: str) -> None:
         if _NO_HOSTFILE.search(line):
@@ -36,6 +40,10 @@ class DeepSpeed(LineProbe):
             self.ctx.emit(RemoteLaunchError, line_no, line, launcher="deepspeed", host=m["host"], reason="ssh_check")
         elif (m := _BAD_HOSTFILE.search(line)):
             self.ctx.emit(LaunchConfigError, line_no, line, what=f"hostfile: {m['msg'].strip()[:160]}")
+        elif (m := _EMPTY_MASTER.search(line)):
+            where = f" for node {m['host']}" if m["host"] else ""
+            self.ctx.emit(LaunchConfigError, line_no, line,
+                          what=f"MASTER_ADDR empty: the DeepSpeed launcher found no IP address{where} (hostname -I)")
         elif (m := _EXIT.search(line)):
             code = int(m["code"])
             local = _LOCAL_RANK.search(line)

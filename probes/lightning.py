@@ -2,6 +2,7 @@
 
 Sample input:
     Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/8
+    All distributed processes registered. Starting with 8 processes                 (rank 0, once all joined)
     initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/8                                   (Lightning < 1.6)
     I0411 01:28:10.345 140656 distributed.py:244] Initializing distributed: GLOBAL_RANK: 6, MEMBER: 7/32
     lightning_fabric.utilities.exceptions.MisconfigurationException: You requested gpu: [0, 1, 2, 3]
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 
 from doctor.facts.launch import DeviceOrdinalError, LaunchConfigError
-from doctor.facts.launchers import RankAnnounce
+from doctor.facts.launchers import RankAnnounce, RanksRegistered
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.regex import lazy_compile
 
@@ -24,13 +25,14 @@ _REQUESTED = lazy_compile(r"You requested (?:gpu|GPUs|gpus|devices)s?: \[(?P<ids
 _HAS = lazy_compile(r"But your machine only has: \[(?P<ids>[\d,\s]*)\]")
 _SLURM = lazy_compile(r"(?P<msg>You set `--ntasks=\d+` in your SLURM bash script[^\n]*|"
                     r"Lightning can't create new processes if CUDA is already initialized[^\n]*)")
+_REGISTERED = lazy_compile(r"All (?:distributed|DDP) processes registered\. Starting (?:ddp )?with (?P<world>\d+) processes")
 _DIGITS = lazy_compile(r"\d+")
 
 
 class Lightning(LineProbe):
     name = "lightning"
-    yields = ("launch.rank_announce", "launch.ordinal_error", "launch.config_error")
-    triggers = ("GLOBAL_RANK:", "You requested", "But your machine only has", "in your SLURM bash script",
+    yields = ("launch.rank_announce", "launch.ranks_registered", "launch.ordinal_error", "launch.config_error")
+    triggers = ("GLOBAL_RANK:", "processes registered", "You requested", "But your machine only has", "in your SLURM bash script",
                 "CUDA is already initialized")
 
     def __init__(self, ctx: ParseContext) -> None:
@@ -45,6 +47,9 @@ class Lightning(LineProbe):
             self.seen[(form, rank)] = seq = self.seen.get((form, rank), 0) + 1
             self.ctx.emit(RankAnnounce, line_no, line, framework="lightning", global_rank=rank, world=int(m["world"]),
                           form=form, seq=seq)
+            return
+        if (m := _REGISTERED.search(line)):
+            self.ctx.emit(RanksRegistered, line_no, line, framework="lightning", world=int(m["world"]))
             return
         if (m := _REQUESTED.search(line)):
             ids = [int(x) for x in _DIGITS.findall(m["ids"])]

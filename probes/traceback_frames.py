@@ -10,26 +10,33 @@ from __future__ import annotations
 
 from doctor.facts.gpu import TraceFrame
 from doctor.probing.contract import LineProbe
+from doctor.probing.regex import lazy_compile
 
 ACTIVITIES: tuple[tuple[str, str], ...] = (
     ("torch.load(", "checkpoint_load"), ("load_state_dict(", "checkpoint_load"), ("in load_state_dict", "checkpoint_load"),
     ("in load_checkpoint", "checkpoint_load"), ("resume_from_checkpoint", "checkpoint_load"),
+    ("initialize_optimizer_states(", "optimizer_state_init"), ("in initialize_optimizer_states", "optimizer_state_init"),
+    ("_init_optim_state(", "optimizer_state_init"),
     ("set_device(", "set_device"), ("in set_device", "set_device"),
     ("init_process_group(", "init_process_group"), ("in init_process_group", "init_process_group"),
     (".backward(", "backward"), ("in backward", "backward"), ("optimizer.step(", "optimizer_step"),
     ("in step", "optimizer_step"), ("model.to(", "model_to_device"), (".cuda()", "model_to_device"),
 )
+# torch.load (also imported as th) called with no map_location: tensors go back to the device they were saved from
+_LOAD_CALL = lazy_compile(r"\b(?:torch|th)\.load\(")
 
 
 class TracebackFrames(LineProbe):
     name = "traceback_frames"
     yields = ("trace.frame",)
-    triggers = tuple(words for words, _ in ACTIVITIES)
+    triggers = tuple(words for words, _ in ACTIVITIES) + ("th.load(",)
 
     def feed(self, line_no: int, line: str) -> None:
         stripped = line.strip()
         if stripped.startswith("#") or "def " in stripped:
             return
+        if _LOAD_CALL.search(line) and "map_location" not in line:
+            self.ctx.emit(TraceFrame, line_no, line, function="torch.load", activity="load_to_saved_device")
         for words, activity in ACTIVITIES:
             if words in line:
                 self.ctx.emit(TraceFrame, line_no, line, function=words.strip("(.").replace("in ", ""), activity=activity)

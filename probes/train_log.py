@@ -5,6 +5,8 @@ Sample input:
     [rank1] step 4: loss=0.75 step_time=1.602s compute=1.600s comm=0.001s
     Train: 0 [ 100/1251 (  8%)]  Loss: 6.9 (6.9)  Time: 0.412s,  621.12/s  LR: 1.0e-03  Data: 0.012 (0.015)
     Epoch: [0][10/5005]	Time 22.424 (7.498)	Data 22.372 (7.070)	Loss 6.9065 (6.9074)
+    ctdet/coco_dla |###   | train: [54][4784/14785]|Tot: 1:20:53 |ETA: 6:14:23 |loss 1.74 |Data 3.556s(0.517s) |Net 1.014s
+   | > Step:12/640  GlobalStep:9012  TotalLoss:0.51  StepTime:1.62  LoaderTime:0.04  (Mozilla/Coqui TTS)
 """
 from __future__ import annotations
 
@@ -19,13 +21,16 @@ from doctor.probing.regex import lazy_compile
 
 # One pass over the line for every timing: a name, then its value (the first of each kind counts).
 _NAMES: dict[str, str] = {
-    **dict.fromkeys(("step_time", "iter_time", "batch_time", "time", "Time"), "step"),
-    **dict.fromkeys(("data_time", "data_wait", "dataloader_time", "Data"), "data"),
+    # "Net" is the progress-bar format's (CenterNet, FairMOT) average batch time, data wait included
+    **dict.fromkeys(("step_time", "iter_time", "batch_time", "time", "Time", "StepTime", "Net"), "step"),
+    **dict.fromkeys(("data_time", "data_wait", "dataloader_time", "Data", "LoaderTime"), "data"),
     **dict.fromkeys(("compute", "compute_time", "fwd_bwd"), "compute"),
     **dict.fromkeys(("comm", "comm_time", "allreduce_time", "sync_time"), "comm"),
 }
 _TIMING = lazy_compile(r"(?<![\w])(?P<name>" + "|".join(sorted(_NAMES, key=len, reverse=True)) +
-                     r")\s*[:=]?\s*(?P<v>\d+(?:\.\d+)?)\s*(?P<u>ms|s)?\b")
+                     r")\s*[:=]?\s*(?P<v>\d+(?:\.\d+)?)\s*(?P<u>ms|s)?\b"
+                     r"(?:\s*\((?P<avg>\d+(?:\.\d+)?)\s*(?P<au>ms|s)?\))?")   # "Data 3.556s(0.517s)": current (running average)
+_ITERATION = lazy_compile(r"\[(?P<i>\d+)/\d+\]")
 _WARMUP_STEPS = 1
 
 
@@ -34,40 +39,73 @@ def _seconds(m: re.Match[str]) -> float:
     return value / 1000 if m["u"] == "ms" else value
 
 
+def _average(m: re.Match[str]) -> float:
+    """The running average printed next to the value (AverageMeter logs), else the value itself."""
+    if m["avg"] is None:
+        return _seconds(m)
+    return float(m["avg"]) / 1000 if m["au"] == "ms" else float(m["avg"])
+
+
 class TrainLog(LineProbe):
     name = "train_log"
     yields = ("train.steps",)
     sampled = True      # step lines fill big logs; medians come from evenly spaced samples of them
     triggers = ("data_time", "step_time", "iter_time", "batch_time", "time: ", "time=", " time ", "Time: ", "Data: ", "comm",
-                "\tTime ", "\tData ")   # pytorch/examples imagenet: Time 0.412 (0.430)<TAB>Data 0.012 (0.015)
+                "\tTime ", "\tData ", "LoaderTime:", "|Data ")   # pytorch/examples imagenet: Time 0.412 (0.430)<TAB>Data 0.012 (0.015)
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
         self.samples: dict[tuple[str, int], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         self.first: dict[tuple[str, int], tuple[int, str]] = {}
+        # the latest line with running averages and an iteration index: (line_no, line, averages, iteration)
+        self.averaged: dict[tuple[str, int], tuple[int, str, dict[str, float], int]] = {}
 
     def feed(self, line_no: int, line: str) -> None:
         writer = who(line, self.ctx.node)
         values: dict[str, float] = {}
+        averages: dict[str, float] = {}
+        has_average = False
         for m in _TIMING.finditer(writer.body):
             values.setdefault(_NAMES[m["name"]], _seconds(m))
-        if "step" not in values or ("data" not in values and "compute" not in values and "comm" not in values):
+            averages.setdefault(_NAMES[m["name"]], _average(m))
+            has_average = has_average or m["avg"] is not None
+        if "step" not in values and "data" not in values:
+            return   # a step's length, or at least its wait for data (a log that prints only the loader's time)
+        if "step" in values and len(values) == 1:
             return
         key = (writer.node, writer.rank)
         self.first.setdefault(key, (line_no, line))
+        iteration = [int(i["i"]) for i in _ITERATION.finditer(writer.body)]
+        if has_average and iteration:
+            self.averaged[key] = (line_no, line, averages, iteration[-1])
         for name, value in values.items():
             self.samples[key][name].append(value)
 
     def finish(self) -> None:
         for key, series in self.samples.items():
-            steps = series["step"][_WARMUP_STEPS:] or series["step"]
-            if len(steps) < 2:
+            counted = series.get("step") or series.get("data") or []
+            if len(counted) < 2:
+                self._emit_averaged(key)
                 continue
-            med = {name: median(vals[_WARMUP_STEPS:] or vals) if vals else -1.0 for name, vals in series.items()}
-            step = med["step"]
+            med = {name: median(vals[_WARMUP_STEPS:] or vals) for name, vals in series.items() if vals}
+            step = med.get("step", -1.0)
+            waits = series.get("data", [])[_WARMUP_STEPS:] or series.get("data", [])
             line_no, line = self.first[key]
-            self.ctx.emit(TrainSteps, line_no, line, node=key[0], rank=key[1], steps=len(series["step"]),
+            self.ctx.emit(TrainSteps, line_no, line, node=key[0], rank=key[1], steps=len(counted),
                           step_s=step, data_s=med.get("data", -1.0), compute_s=med.get("compute", -1.0),
-                          comm_s=med.get("comm", -1.0),
+                          comm_s=med.get("comm", -1.0), data_max_s=max(waits) if waits else -1.0,
                           data_share=med["data"] / step if "data" in med and step > 0 else -1.0,
                           comm_share=med["comm"] / step if "comm" in med and step > 0 else -1.0)
+
+    def _emit_averaged(self, key: tuple[str, int]) -> None:
+        """One line of running averages at iteration i stands for the i steps it averages."""
+        if key not in self.averaged:
+            return
+        line_no, line, avg, iteration = self.averaged[key]
+        step = avg.get("step", -1.0)
+        if iteration < 3 or step <= 0:
+            return
+        self.ctx.emit(TrainSteps, line_no, line, node=key[0], rank=key[1], steps=iteration, step_s=step,
+                      data_s=avg.get("data", -1.0), compute_s=avg.get("compute", -1.0), comm_s=avg.get("comm", -1.0),
+                      data_share=avg["data"] / step if "data" in avg else -1.0,
+                      comm_share=avg["comm"] / step if "comm" in avg else -1.0)

@@ -32,7 +32,7 @@ from doctor.facts.status import ProbeStatus
 from doctor.facts.topo import CollectiveBench, NvlinkState, P2pPairBandwidth, P2pTest, TopoLink, TopoNic, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
 from doctor.facts.launchers import (CollectiveStall, Hostfile, HostfileIgnored, MpiCudaSupport, RankAnnounce, RankDuplicate,
-                                    RemoteLaunchError, WorkerExit)
+                                    RanksMissing, RanksRegistered, RemoteLaunchError, WorkerExit)
 from doctor.facts.measure import (BandwidthSample, BenchExpectation, BenchVerdict, CollectiveSize, CudaApiShare, GpuIdle,
                                   KernelShare, LatencySample)
 
@@ -60,6 +60,7 @@ _ALL: tuple[type[Fact], ...] = (
     TrainSteps, SlowRank,
     # other launchers and libraries (Horovod, TensorFlow, DeepSpeed, Lightning, accelerate, MPI)
     CollectiveStall, RemoteLaunchError, WorkerExit, RankAnnounce, RankDuplicate, Hostfile, HostfileIgnored, MpiCudaSupport,
+    RanksRegistered, RanksMissing,
     # benchmarks, profiles, expectations and verdicts
     BenchExpectation, BandwidthSample, LatencySample, CollectiveSize, KernelShare, GpuIdle, CudaApiShare, BenchVerdict,
     # node hardware (nvidia-smi -q, NVML, lspci, kernel)

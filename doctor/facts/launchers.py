@@ -68,6 +68,26 @@ class RankDuplicate(Fact):
 
 
 @fact
+class RanksRegistered(Fact):
+    """Rank 0 saw every process join ("All distributed processes registered. Starting with 8 processes")."""
+
+    KIND = "launch.ranks_registered"
+    framework: str = ""
+    world: int = -1
+
+
+@fact
+class RanksMissing(Fact):
+    """Rank 0 announced itself, fewer ranks than the world size ever did, and rank 0 never saw all of them join
+    (computed by aggregation)."""
+
+    KIND = "launch.ranks_missing"
+    framework: str = ""
+    world: int = -1
+    announced: int = 0             # how many different ranks announced themselves
+
+
+@fact
 class Hostfile(Fact):
     """What a launcher made of its hostfile (DeepSpeed: found, or 'Unable to find hostfile')."""
 

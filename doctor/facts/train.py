@@ -13,6 +13,7 @@ class TrainSteps(Fact):
     steps: int = 0
     step_s: float = -1
     data_s: float = -1
+    data_max_s: float = -1         # the longest wait for data after the first step
     compute_s: float = -1
     comm_s: float = -1
     data_share: float = -1         # data_s / step_s
