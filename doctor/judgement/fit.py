@@ -214,7 +214,10 @@ def fit(base: Model, cases: list[Labelled], folds: int = 5, seed: int = 0) -> Mo
             train = [c for c, f in zip(cases, fold) if f != k]
             inner = Model(base.priors, base.cause_symptoms, fit_weights(base, train))
             for c in (c for c, f in zip(cases, fold) if f == k):
-                (scored if c.view.evidence else guesses).append((inner.scores(c.view), c.accept))
+                if not c.view.evidence:
+                    guesses.append((inner.scores(c.view), c.accept))
+                elif inner.fitted_support(c.view):     # only rules no case fitted: u stays 0 for those
+                    scored.append((inner.scores(c.view), c.accept))
     model = Model(base.priors, base.cause_symptoms, fit_weights(base, cases))
     if scored or guesses:
         model.temperature, model.unexplained, model.unexplained_guess = fit_calibration(scored, guesses)

@@ -115,8 +115,16 @@ class Model:
         return softmax(self.scores(view), self.temperature, self.unexplained_for(view))
 
     def unexplained_for(self, view: CaseView) -> float:
-        """u where a rule supports some cause; where the symptom alone suggests causes, its own (fitted) value."""
-        return self.unexplained if view.evidence else self.unexplained_guess
+        """The unexplained log-weight for this input: u where a rule that cases have fitted supports some cause;
+        0 where only rules no case exercised do (they keep their written confidence: the calibration was learned on
+        fitted rules); where the symptom alone suggests causes, its own fitted value."""
+        if not view.evidence:
+            return self.unexplained_guess
+        return self.unexplained if self.fitted_support(view) else 0.0
+
+    def fitted_support(self, view: CaseView) -> bool:
+        """Some rule supporting a cause here has a fitted weight (cases exercised it)."""
+        return any(f"rule:{r}" in self.params for ev in view.evidence.values() for r in ev.support)
 
 
 SHOW_SYMPTOM_ONLY = 3          # at most this many causes with no rule behind them are shown ...
