@@ -32,8 +32,10 @@ def frame_of(line: str) -> tuple[str, str, int] | None:
     if not body.endswith(")") or not line[:1].isspace():
         return None
     cut = body.rfind(" (")
+    if cut < 0:
+        return None
     name, (filename, _, number) = body[:cut].strip(), body[cut + 2:-1].rpartition(":")
-    if cut < 0 or not name or not filename or not number.isdigit():
+    if not name or not filename or not number.isdigit():
         return None
     return name, filename, int(number)
 

@@ -178,11 +178,6 @@ def golden_section(f: Callable[[float], float], low: float, high: float) -> floa
     return round(math.exp((lo + hi) / 2), 3)
 
 
-def fit_temperature(scored: Scored, u: float = 0.0) -> float:
-    """The temperature that minimises the held-out negative log-likelihood at unexplained log-weight u."""
-    return golden_section(lambda log_t: held_out_nll(scored, math.exp(log_t), u), *TEMPERATURE_RANGE)
-
-
 def stratified_folds(labels: list[str], k: int, seed: int = 0) -> list[int]:
     """fold number per case: each cause's cases dealt round-robin over the folds after a seeded shuffle."""
     rng = random.Random(seed)
