@@ -76,18 +76,24 @@ def _sync(device: str) -> None:
 
 def sweep(node: str, rank: int, world: int, nodes: int, backend: str, device: str, budget_s: float,
           sizes: tuple[int, ...] = SIZES, group: Any = None) -> list[BusBandwidth]:
-    """The sweep; rank 0 returns the facts, the others an empty list. Stops before a size would overrun budget_s."""
+    """The sweep; rank 0 returns the facts, the others an empty list. Sizes go up for all ops together, so a
+    short budget on a loaded host still measures each op at its small sizes; an op stops before a size would
+    overrun budget_s."""
     facts: list[BusBandwidth] = []
     if world < 2:
         return facts
     deadline = time.monotonic() + budget_s
-    for op in OPS:
-        for size in sizes:
+    stopped: set[str] = set()
+    for size in sizes:                          # size-major: every op gets its small sizes before any op its large ones
+        for op in OPS:
+            if op in stopped:
+                continue
             if time_left(deadline) <= 0:        # every rank stops at the same point
                 return facts
             fact = _one_size(op, size, node, rank, world, nodes, backend, device, deadline, group)
             if fact is None:
-                break
+                stopped.add(op)
+                continue
             if rank == 0:
                 facts.append(fact)
     return facts

@@ -16,7 +16,8 @@ def measurements(facts: list[Fact]) -> dict[str, Any]:
     """What the active tests measured, for people and dashboards (the facts themselves feed the rules)."""
     return {
         "busbw": [{"op": f.op, "backend": f.backend, "bytes": int(f.bytes), "ranks": f.ranks, "algbw_gbs": f.algbw_gbs,
-                   "busbw_gbs": f.busbw_gbs, "seconds": f.seconds} for f in facts if isinstance(f, BusBandwidth)],
+                   "busbw_gbs": f.busbw_gbs, "seconds": f.seconds}
+                  for f in sorted((f for f in facts if isinstance(f, BusBandwidth)), key=lambda f: (f.op, f.bytes))],
         "busbw_check": [{"op": f.op, "measured_gbs": f.measured_gbs, "expected_gbs": f.expected_gbs, "basis": f.basis,
                          "limited_by": f.limited_by} for f in facts if isinstance(f, BusbwCheck)],
         "pairs": [{"a": f.node, "b": f.peer, "gbs": f.gbs, "round": f.round} for f in facts if isinstance(f, PairBandwidth)],
