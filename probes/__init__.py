@@ -47,6 +47,7 @@ from probes.rdma_registration import RdmaRegistration
 from probes.nccl_inspector import NcclInspector
 from probes.nccl_ras import NcclRasJson, NcclRasText
 from probes.nccl_log import NcclLogProbe
+from probes.native_stack import NativeStacks
 from probes.nccl_tests import NcclTests
 from probes.nccl_tests_json import NcclTestsJson
 from probes.net_interfaces import NetInterfaces
@@ -82,6 +83,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     NvidiaSmiTable,     # the default nvidia-smi table: memory used per GPU, listed processes
     Collectives,        # watchdog, gloo timeouts, desync, lost peers
     TracebackFrames,    # what the program was doing
+    NativeStacks,       # gdb backtraces: the innermost CUDA/NCCL call a process waits in
     EnvVars,            # NCCL_*/GLOO_*/TORCH_*/MASTER_* settings
     Versions,           # pip/conda/collect_env/driver versions
     LaunchCommand,      # torchrun/srun/#SBATCH options

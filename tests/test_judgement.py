@@ -126,6 +126,18 @@ def test_symptom_read_from_the_input() -> None:
         assert symptom is None or got == symptom, (name, got)
 
 
+def test_symptom_read_from_stacks_and_setup_frames() -> None:
+    """A gdb backtrace stuck in cudaLaunchKernel under ncclGroupEnd (NCCL issue 750) is a hang; a traceback cut
+    inside init_process group / TCPStore setup (slowfast issue 337, torchdata issue 1142: no exception line) is a
+    failure at init, not a generic crash."""
+    cases = REPO / "fixtures" / "cases"
+    expected = {"ksb-nccl-750": "hang", "port-in-use-slowfast-337": "init_timeout",
+                "wrong-ifname-torchdata-1142": "init_timeout"}
+    for name, symptom in expected.items():
+        _, facts = findings_of(cases / name / "input")
+        assert read_symptom(facts) == symptom, name
+
+
 def test_doctor_eval_cross_validates_and_holds_floors(doctor_cli) -> None:
     proc = doctor_cli("eval", "--folds", "3", "--json", str(INCIDENTS))
     assert proc.returncode == 0, proc.stderr
