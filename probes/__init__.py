@@ -63,6 +63,7 @@ from probes.p2p_bandwidth import P2pBandwidthTest
 from probes.pcie_kernel import PcieKernelLines
 from probes.perftest import Perftest
 from probes.pyspy_dump import PySpyJson, PySpyText
+from probes.ray_version import RayVersions
 from probes.rdma_link import RdmaLink
 from probes.reachability import ReachabilityReport
 from probes.remote_shell import RemoteShell
@@ -102,6 +103,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     DeepSpeed,          # hostfile, ssh check, 'exits with return code'
     Lightning,          # GLOBAL_RANK announcements, device and SLURM misconfiguration
     Accelerate,         # `accelerate env` versions and config options
+    RayVersions,        # Ray's version check: cluster vs this process (Ray, Python, Cloudpickle)
     ShmLines,           # df / ls -ld / mount lines for /dev/shm
     IommuLines,         # kernel command line and boot log: IOMMU translating or passthrough
     PcieKernelLines,    # kernel: "available PCIe bandwidth, limited by ..."

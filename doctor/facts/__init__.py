@@ -13,7 +13,8 @@ from doctor.facts.hardware import ModuleInstalled, ModuleQuery
 from doctor.facts.hardware import GpuMemorySkew, GpuMemoryUse
 from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NativeStack, NcclCommFinding,
                                           ProcessStack, StackOutlier)
-from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew, WheelConflict
+from doctor.facts.env import (ContainerDevice, EnvVar, PackageVersion, RayVersionReport, ShmSize, Ulimit, VersionSkew,
+                              WheelConflict)
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
@@ -54,6 +55,7 @@ _ALL: tuple[type[Fact], ...] = (
     # software and configuration
     PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize,
     WheelConflict,
+    RayVersionReport,
     # topology and measurements
     TopoLink, TopoNic, TopoSummary, NvlinkState, CollectiveBench,
     P2pPairBandwidth, P2pTest,
