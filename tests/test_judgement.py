@@ -129,10 +129,12 @@ def test_symptom_read_from_the_input() -> None:
 def test_symptom_read_from_stacks_and_setup_frames() -> None:
     """A gdb backtrace stuck in cudaLaunchKernel under ncclGroupEnd (NCCL issue 750) is a hang; a traceback cut
     inside init_process group / TCPStore setup (slowfast issue 337, torchdata issue 1142: no exception line) is a
-    failure at init, not a generic crash."""
+    failure at init, not a generic crash; so are a refused gloo pair connect and NCCL finding no socket interface."""
     cases = REPO / "fixtures" / "cases"
     expected = {"ksb-nccl-750": "hang", "port-in-use-slowfast-337": "init_timeout",
-                "wrong-ifname-torchdata-1142": "init_timeout"}
+                "wrong-ifname-torchdata-1142": "init_timeout",
+                "wrong-ifname-pytorch-15592": "init_timeout",    # gloo pair connect refused: the mesh never formed
+                "wrong-ifname-marin-7018": "init_timeout"}       # 'Bootstrap : no socket interface found' 
     for name, symptom in expected.items():
         _, facts = findings_of(cases / name / "input")
         assert read_symptom(facts) == symptom, name

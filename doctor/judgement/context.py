@@ -44,14 +44,16 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("stack.native", _stuck_in_collective, "hang"),
     ("stack.process", _stuck_in_collective, "hang"),
     ("rdzv.timeout", _always, "init_timeout"),
-    ("net.connect_error", lambda f: f.get("transport") in ("store", "rdzv") or f.get("outcome") == "timeout",
-     "init_timeout"),
+    ("net.connect_error", lambda f: f.get("transport") in ("store", "rdzv", "gloo") or f.get("outcome") == "timeout",
+     "init_timeout"),     # gloo connects every pair when the group is created (connectFullMesh): a failed connect is init
     ("net.resolve_error", _always, "init_timeout"),
     ("stack.native", _stuck_forming, "init_timeout"),
     ("stack.process", _stuck_forming, "init_timeout"),
     ("nccl.error", _always, "nccl_error"),
     ("nccl.warn", _always, "nccl_error"),
     ("sys.call_failed", _always, "nccl_error"),
+    ("net.ifname_error", _always, "init_timeout"),   # no usable socket interface: the job never forms (NCCL's own
+    # error lines, read above, make it an nccl_error first)
     ("cuda.error", _always, "crash"),
     ("gpu.fault", _always, "crash"),
     ("worker.bus_error", _always, "crash"),
