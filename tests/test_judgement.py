@@ -140,6 +140,16 @@ def test_symptom_read_from_stacks_and_setup_frames() -> None:
         assert read_symptom(facts) == symptom, name
 
 
+def test_py_spy_dumps_alone_show_a_hang() -> None:
+    """Lab py-spy dumps of four ranks, three inside all_reduce (fr-sleep-pyspy), without the Flight Recorder files
+    that would show the hang anyway: the stacks alone are the sign."""
+    from probes import DOCUMENT_PROBES, LINE_PROBES, STREAM_PROBES
+    dumps = sorted(str(p) for p in (INCIDENTS / "fr-sleep-pyspy").glob("pyspy_rank*.txt"))
+    facts = aggregate(gather_files(dumps, LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES).facts)
+    assert {f.KIND for f in facts} >= {"stack.process"} and "collective.timeout" not in {f.KIND for f in facts}
+    assert read_symptom(facts) == "hang"
+
+
 def test_doctor_eval_cross_validates_and_holds_floors(doctor_cli) -> None:
     proc = doctor_cli("eval", "--folds", "3", "--json", str(INCIDENTS))
     assert proc.returncode == 0, proc.stderr
