@@ -47,6 +47,7 @@ from probes.rdma_registration import RdmaRegistration
 from probes.nccl_inspector import NcclInspector
 from probes.nccl_ras import NcclRasJson, NcclRasText
 from probes.nccl_log import NcclLogProbe
+from probes.native_stack import NativeStacks
 from probes.nccl_tests import NcclTests
 from probes.nccl_tests_json import NcclTestsJson
 from probes.net_interfaces import NetInterfaces
@@ -62,6 +63,7 @@ from probes.p2p_bandwidth import P2pBandwidthTest
 from probes.pcie_kernel import PcieKernelLines
 from probes.perftest import Perftest
 from probes.pyspy_dump import PySpyJson, PySpyText
+from probes.ray_version import RayVersions
 from probes.rdma_link import RdmaLink
 from probes.reachability import ReachabilityReport
 from probes.remote_shell import RemoteShell
@@ -82,6 +84,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     NvidiaSmiTable,     # the default nvidia-smi table: memory used per GPU, listed processes
     Collectives,        # watchdog, gloo timeouts, desync, lost peers
     TracebackFrames,    # what the program was doing
+    NativeStacks,       # gdb backtraces: the innermost CUDA/NCCL call a process waits in
     EnvVars,            # NCCL_*/GLOO_*/TORCH_*/MASTER_* settings
     Versions,           # pip/conda/collect_env/driver versions
     LaunchCommand,      # torchrun/srun/#SBATCH options
@@ -100,6 +103,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     DeepSpeed,          # hostfile, ssh check, 'exits with return code'
     Lightning,          # GLOBAL_RANK announcements, device and SLURM misconfiguration
     Accelerate,         # `accelerate env` versions and config options
+    RayVersions,        # Ray's version check: cluster vs this process (Ray, Python, Cloudpickle)
     ShmLines,           # df / ls -ld / mount lines for /dev/shm
     IommuLines,         # kernel command line and boot log: IOMMU translating or passthrough
     PcieKernelLines,    # kernel: "available PCIe bandwidth, limited by ..."

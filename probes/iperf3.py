@@ -1,4 +1,4 @@
-"""iperf3 between two nodes: the throughput that arrived, as text or as `iperf3 --json`.
+"""iperf3 (and iperf 2) between two nodes: the throughput that arrived, as text or as `iperf3 --json`.
 
 Sample input (client, text):
     Connecting to host 10.213.0.1, port 5201
@@ -9,6 +9,12 @@ Sample input (client, text):
     iperf3: error - unable to connect to server: Connection refused
 
 The receiver summary is what crossed the link; with parallel streams the [SUM] line wins.
+
+iperf 2 (`iperf -c`, still common in forum posts) words it "connected with" and prints no sender/receiver column:
+    Client connecting to 10.92.114.61, TCP port 5001
+    [  3] local 10.92.107.37 port 61802 connected with 10.92.114.61 port 5001
+    [  3]  0.0-10.0 sec  5.60 GBytes  4.80 Gbits/sec
+its summary is the line covering the longest interval ([SUM] first).
 """
 from __future__ import annotations
 
@@ -22,10 +28,10 @@ from doctor.probing.regex import lazy_compile
 
 _UNIT = {"": 1e-9, "K": 1e-6, "M": 1e-3, "G": 1.0, "T": 1e3}
 _SUMMARY = lazy_compile(r"^\[\s*(?P<id>\d+|SUM)\]\s+(?P<t0>[\d.]+)-(?P<t1>[\d.]+)\s+sec\s+[\d.]+\s+\w?Bytes\s+"
-                      r"(?P<rate>[\d.]+)\s+(?P<unit>[KMGT]?)bits/sec\b.*?\b(?P<role>sender|receiver)\s*$")
-_CONNECTING = lazy_compile(r"Connecting to host (?P<host>[^,\s]+), port (?P<port>\d+)")
+                      r"(?P<rate>[\d.]+)\s+(?P<unit>[KMGT]?)bits/sec\b(?:.*?\b(?P<role>sender|receiver))?\s*$")
+_CONNECTING = lazy_compile(r"(?:Connecting to host|Client connecting to) (?P<host>[^,\s]+), (?:TCP |UDP )?port (?P<port>\d+)")
 _ACCEPTED = lazy_compile(r"Accepted connection from (?P<host>[^,\s]+), port \d+")
-_LOCAL = lazy_compile(r"local (?P<local>\S+) port \d+ connected to (?P<remote>\S+) port \d+")
+_LOCAL = lazy_compile(r"local (?P<local>\S+) port \d+ connected (?P<word>to|with) (?P<remote>\S+) port \d+")
 _ERROR = lazy_compile(r"iperf3: error - unable to connect to server(?: - server may have stopped running)?:?\s*(?P<err>.*)$")
 
 
@@ -37,13 +43,14 @@ class Iperf3Text(LineProbe):
     name = "iperf3"
     yields = ("bench.bandwidth", "net.connect_error")
     triggers = ("Connecting to host", "Accepted connection from", "sender", "receiver", "iperf3: error", " connected to ",
-                "Reverse mode")
+                "Reverse mode", "Client connecting to", " connected with ", "Server listening on", "bits/sec")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
         self.peer, self.port, self.local, self.streams = "", 5201, "", 0
         self.receiving = False                                # this end receives: an iperf3 server, or a client with -R
-        self.rank: tuple[bool, bool] | None = None        # ([SUM] line, receiver side) of the best summary so far
+        self.iperf2 = False                                   # "connected with": iperf 2, whose summaries name no role
+        self.rank: tuple[bool, bool, float] | None = None  # ([SUM] line, receiver side, seconds) of the best summary so far
         self.best: tuple[int, str, re.Match[str]] | None = None
 
     def feed(self, line_no: int, line: str) -> None:
@@ -53,11 +60,15 @@ class Iperf3Text(LineProbe):
             self.peer, self.receiving = m["host"], True
         elif "Reverse mode" in line:
             self.receiving = True
+        elif "Server listening on" in line:
+            self.receiving = self.receiving or "UDP" in line or "TCP" in line     # iperf 2's server: it receives
         elif (m := _LOCAL.search(line)):
             self.local, self.peer = m["local"], self.peer or m["remote"]
             self.streams += 1
-        elif (m := _SUMMARY.search(line.strip())):
-            rank = (m["id"] == "SUM", m["role"] == "receiver")
+            self.iperf2 = self.iperf2 or m["word"] == "with"
+        elif (m := _SUMMARY.search(line.strip())) and (m["role"] or self.iperf2):
+            receiver = m["role"] == "receiver" if m["role"] else self.receiving
+            rank = (m["id"] == "SUM", receiver, 0.0 if m["role"] else float(m["t1"]) - float(m["t0"]))
             if self.rank is None or rank >= self.rank:
                 self.rank, self.best = rank, (line_no, line, m)
         elif (m := _ERROR.search(line)):
@@ -71,10 +82,11 @@ class Iperf3Text(LineProbe):
         if self.best is None:
             return
         line_no, line, m = self.best
-        self.ctx.emit(BandwidthSample, line_no, line, tool="iperf3", metric="link_gbps",
+        role = m["role"] or ("receiver" if self.receiving else "sender")
+        self.ctx.emit(BandwidthSample, line_no, line, tool="iperf" if self.iperf2 else "iperf3", metric="link_gbps",
                       gbps=gbps(float(m["rate"]), m["unit"]), peer=self.peer, local=self.local,
                       path=_path(self.local, self.peer, self.receiving), streams=max(self.streams, 1),
-                      seconds=round(float(m["t1"]) - float(m["t0"]), 2), role=m["role"])
+                      seconds=round(float(m["t1"]) - float(m["t0"]), 2), role=role)
 
 
 class Iperf3Json(DocumentProbe):

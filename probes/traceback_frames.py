@@ -22,6 +22,15 @@ ACTIVITIES: tuple[tuple[str, str], ...] = (
     (".backward(", "backward"), ("in backward", "backward"), ("optimizer.step(", "optimizer_step"),
     ("in step", "optimizer_step"), ("model.to(", "model_to_device"), (".cuda()", "model_to_device"),
 )
+# Frames of a traceback (`File "...", line N, in <function>`) that set up process groups: a traceback through one of
+# these failed while the job was forming (the store, the rendezvous, a communicator), whatever its last line says.
+PROCESS_GROUP_SETUP = frozenset({
+    "init_process_group", "new_group", "_new_process_group_helper", "new_subgroups", "init_device_mesh",
+    "_init_process_groups", "_store_based_barrier", "rendezvous", "next_rendezvous", "_tcp_rendezvous_handler",
+    "_env_rendezvous_handler", "_file_rendezvous_handler", "_create_c10d_store", "_rendezvous_helper",
+    "init_distributed",
+})
+_FRAME_LINE = lazy_compile(r'^File "[^"]*", line \d+, in (?P<fn>[\w<>.]+)\s*$')
 # torch.load (also imported as th) called with no map_location: tensors go back to the device they were saved from
 _LOAD_CALL = lazy_compile(r"\b(?:torch|th)\.load\(")
 
@@ -29,11 +38,14 @@ _LOAD_CALL = lazy_compile(r"\b(?:torch|th)\.load\(")
 class TracebackFrames(LineProbe):
     name = "traceback_frames"
     yields = ("trace.frame",)
-    triggers = tuple(words for words, _ in ACTIVITIES) + ("th.load(",)
+    triggers = tuple(words for words, _ in ACTIVITIES) + ("th.load(",) + tuple(f"in {fn}" for fn in PROCESS_GROUP_SETUP)
 
     def feed(self, line_no: int, line: str) -> None:
         stripped = line.strip()
         if stripped.startswith("#") or "def " in stripped:
+            return
+        if (m := _FRAME_LINE.match(stripped)) and m["fn"] in PROCESS_GROUP_SETUP:
+            self.ctx.emit(TraceFrame, line_no, line, function=m["fn"], activity="process_group_setup")
             return
         if _LOAD_CALL.search(line) and "map_location" not in line:
             self.ctx.emit(TraceFrame, line_no, line, function="torch.load", activity="load_to_saved_device")

@@ -126,6 +126,30 @@ def test_symptom_read_from_the_input() -> None:
         assert symptom is None or got == symptom, (name, got)
 
 
+def test_symptom_read_from_stacks_and_setup_frames() -> None:
+    """A gdb backtrace stuck in cudaLaunchKernel under ncclGroupEnd (NCCL issue 750) is a hang; a traceback cut
+    inside init_process group / TCPStore setup (slowfast issue 337, torchdata issue 1142: no exception line) is a
+    failure at init, not a generic crash; so are a refused gloo pair connect and NCCL finding no socket interface."""
+    cases = REPO / "fixtures" / "cases"
+    expected = {"ksb-nccl-750": "hang", "port-in-use-slowfast-337": "init_timeout",
+                "wrong-ifname-torchdata-1142": "init_timeout",
+                "wrong-ifname-pytorch-15592": "init_timeout",    # gloo pair connect refused: the mesh never formed
+                "wrong-ifname-marin-7018": "init_timeout"}       # 'Bootstrap : no socket interface found' 
+    for name, symptom in expected.items():
+        _, facts = findings_of(cases / name / "input")
+        assert read_symptom(facts) == symptom, name
+
+
+def test_py_spy_dumps_alone_show_a_hang() -> None:
+    """Lab py-spy dumps of four ranks, three inside all_reduce (fr-sleep-pyspy), without the Flight Recorder files
+    that would show the hang anyway: the stacks alone are the sign."""
+    from probes import DOCUMENT_PROBES, LINE_PROBES, STREAM_PROBES
+    dumps = sorted(str(p) for p in (INCIDENTS / "fr-sleep-pyspy").glob("pyspy_rank*.txt"))
+    facts = aggregate(gather_files(dumps, LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES).facts)
+    assert {f.KIND for f in facts} >= {"stack.process"} and "collective.timeout" not in {f.KIND for f in facts}
+    assert read_symptom(facts) == "hang"
+
+
 def test_doctor_eval_cross_validates_and_holds_floors(doctor_cli) -> None:
     proc = doctor_cli("eval", "--folds", "3", "--json", str(INCIDENTS))
     assert proc.returncode == 0, proc.stderr

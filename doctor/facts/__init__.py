@@ -11,9 +11,10 @@ from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThr
                                    PciAcs, PcieLink)
 from doctor.facts.hardware import ModuleInstalled, ModuleQuery
 from doctor.facts.hardware import GpuMemorySkew, GpuMemoryUse
-from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NcclCommFinding, ProcessStack,
-                                          StackOutlier)
-from doctor.facts.env import ContainerDevice, EnvVar, PackageVersion, ShmSize, Ulimit, VersionSkew, WheelConflict
+from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NativeStack, NcclCommFinding,
+                                          ProcessStack, StackOutlier)
+from doctor.facts.env import (ContainerDevice, EnvVar, PackageVersion, RayVersionReport, ShmSize, Ulimit, VersionSkew,
+                              WheelConflict)
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
@@ -50,9 +51,11 @@ _ALL: tuple[type[Fact], ...] = (
     CollectiveTimeout, CollectiveMismatch, CollectiveProgress, PeerLost, RankLag, UnusedParameters,
     # Flight Recorder dumps and what they show across ranks
     FrDump, FrGroupRank, FrMismatch, ProcessStack, StackOutlier, NcclCommFinding, InspectorRank,
+    NativeStack,
     # software and configuration
     PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize,
     WheelConflict,
+    RayVersionReport,
     # topology and measurements
     TopoLink, TopoNic, TopoSummary, NvlinkState, CollectiveBench,
     P2pPairBandwidth, P2pTest,

@@ -26,6 +26,19 @@ class VersionSkew(Fact):
 
 
 @fact
+class RayVersionReport(Fact):
+    """Ray's own version check: a component the cluster was started with differs from this process's (Ray, Python,
+    Cloudpickle), as Ray prints it in "Version mismatch: The cluster was started with: ... This process on node N
+    was started with: ...". process_node: the node Ray names for this process."""
+
+    KIND = "ray.version_mismatch"
+    component: str = ""            # Ray | Python | Cloudpickle
+    cluster: str = ""              # the version the cluster was started with
+    process: str = ""              # the version this process runs
+    process_node: str = ""         # "This process on node <this>" (an address, as Ray prints it)
+
+
+@fact
 class EnvVar(Fact):
     """An environment variable as set for the job (env dump, NCCL's 'set by environment' lines, a pod spec)."""
 

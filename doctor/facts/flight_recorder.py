@@ -94,6 +94,17 @@ class ProcessStack(Fact):
 
 
 @fact
+class NativeStack(Fact):
+    """Where a process stood in a native backtrace (gdb `bt` / `thread apply all bt`): its innermost CUDA or NCCL
+    call. A backtrace taken of a live process stuck there is a hang; one after a fatal signal is a crash."""
+
+    KIND = "stack.native"
+    function: str = ""             # the innermost CUDA/NCCL function of the backtrace
+    waits_in: str = ""             # kernel_launch | device_sync | collective | comm_init
+    signal: str = ""               # the fatal signal gdb reported before it (SIGSEGV ...), "" for a live process
+
+
+@fact
 class StackOutlier(Fact):
     """Across ranks' stacks: the ranks outside any collective while the others wait inside one (aggregation)."""
 

@@ -41,7 +41,7 @@ class BandwidthSample(Fact):
     """One bandwidth measurement between this node and a peer (iperf3, perftest)."""
 
     KIND = "bench.bandwidth"
-    tool: str = ""                 # iperf3 | ib_write_bw | ib_read_bw | ib_send_bw
+    tool: str = ""                 # iperf3 | iperf (iperf 2) | ib_write_bw | ib_read_bw | ib_send_bw
     metric: str = ""               # link_gbps | rdma_gbps
     gbps: float = -1               # Gbit/s
     peer: str = ""                 # remote host or address

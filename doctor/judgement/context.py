@@ -16,6 +16,23 @@ def _always(_: Fact) -> bool:
 
 
 BELOW_EXPECTATION = 0.7    # a measurement under 70% of what was expected is a slowness (the bench rules' bands)
+# torch.distributed calls that form the job (py-spy's innermost distributed_c10d frame): stuck there is an init stall
+SETUP_CALLS = frozenset({"init_process_group", "new_group", "_new_process_group_helper", "init_device_mesh",
+                         "_store_based_barrier"})
+
+
+def _stuck_in_collective(f: Fact) -> bool:
+    """A stack of a live process inside a collective, a kernel launch or a stream synchronize."""
+    if f.KIND == "stack.native":
+        return not f.get("signal") and f.get("waits_in") != "comm_init"
+    return bool(f.get("collective")) and f.get("collective") not in SETUP_CALLS
+
+
+def _stuck_forming(f: Fact) -> bool:
+    """A stack of a live process still forming the job: NCCL communicator setup, init_process_group, new_group."""
+    if f.KIND == "stack.native":
+        return not f.get("signal") and f.get("waits_in") == "comm_init"
+    return f.get("collective") in SETUP_CALLS
 
 # The symptom an input shows, first match wins: (fact kind, test, symptom).
 SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
@@ -24,18 +41,26 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("collective.timeout", _always, "hang"),
     ("collective.stalled", _always, "hang"),
     ("collective.progress", _always, "hang"),
+    ("stack.native", _stuck_in_collective, "hang"),
+    ("stack.process", _stuck_in_collective, "hang"),
     ("rdzv.timeout", _always, "init_timeout"),
-    ("net.connect_error", lambda f: f.get("transport") in ("store", "rdzv") or f.get("outcome") == "timeout",
-     "init_timeout"),
+    ("net.connect_error", lambda f: f.get("transport") in ("store", "rdzv", "gloo") or f.get("outcome") == "timeout",
+     "init_timeout"),     # gloo connects every pair when the group is created (connectFullMesh): a failed connect is init
     ("net.resolve_error", _always, "init_timeout"),
+    ("stack.native", _stuck_forming, "init_timeout"),
+    ("stack.process", _stuck_forming, "init_timeout"),
     ("nccl.error", _always, "nccl_error"),
     ("nccl.warn", _always, "nccl_error"),
     ("sys.call_failed", _always, "nccl_error"),
+    ("net.ifname_error", _always, "init_timeout"),   # no usable socket interface: the job never forms (NCCL's own
+    # error lines, read above, make it an nccl_error first)
     ("cuda.error", _always, "crash"),
     ("gpu.fault", _always, "crash"),
     ("worker.bus_error", _always, "crash"),
     ("net.bind_error", _always, "crash"),
     ("launch.config_error", _always, "crash"),
+    ("trace.frame", lambda f: f.get("activity") == "process_group_setup", "init_timeout"),   # a traceback through
+    # process-group setup whose own error line names nothing more specific
     ("bench.verdict", lambda f: 0 <= float(f.get("ratio")) < BELOW_EXPECTATION, "slow_multinode"),
     ("bench.collective", _always, "slow_multinode"),
     ("bench.bandwidth", _always, "slow_multinode"),
