@@ -12,10 +12,11 @@ Sample input:
 """
 from __future__ import annotations
 
+import ipaddress
 import re
 
 from doctor.facts.nccl import CallFailed, HandleCorrupt, IbEvent, NcclError, NcclWarn
-from doctor.probing.contract import LineProbe
+from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import errno_of, version_num
 from doctor.probing.regex import lazy_compile
 
@@ -33,9 +34,22 @@ _GID_INDEX = lazy_compile(r"GID index (?P<i>\d+)")
 _DEV = lazy_compile(r"on dev (?P<dev>[\w\-]+(?::\d+)?)")
 _LOCAL_GID = lazy_compile(r"local GID (?P<g>[0-9a-fA-F:.]+[0-9a-fA-F])")
 _REMOTE_GID = lazy_compile(r"remote GID (?P<g>[0-9a-fA-F:.]+[0-9a-fA-F])")
+# NCCL 2.2x's connect info before the QP moves to RTR: "NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1040 mtu 5 ... GID 0
+# (80FE/1A8A41FEFF21A75E)": the GID index, then subnet prefix and interface id as little-endian 64-bit hex
+_CONNECT_GID = lazy_compile(r"\bqpn \d+\b.*\bGID (?P<i>\d+) \((?P<prefix>[0-9A-Fa-f]+)/(?P<iid>[0-9A-Fa-f]+)\)")
+_THREAD = lazy_compile(r"^\s*(?P<t>[\w.\-]+:\d+:\d+) ")
 
 
 _BARE_WARNS = ("Failed to find reverse path", "Could not find a path for pattern", "Could not find NET with id")
+
+
+def _gid_text(prefix: str, iid: str) -> str:
+    """The GID NCCL printed as two little-endian 64-bit hex words, in the usual colon form ('80FE' -> 'fe80::...')."""
+    try:
+        raw = int(prefix, 16).to_bytes(8, "little") + int(iid, 16).to_bytes(8, "little")
+    except OverflowError:      # more than 16 hex digits: not the format this reads
+        return ""
+    return ipaddress.IPv6Address(raw).compressed
 
 
 def _call_name(raw: str) -> str:
@@ -54,7 +68,11 @@ class NcclErrors(LineProbe):
                 "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
                 "Call to ibv_", "Got completion from peer", "Got async event", "unable to write to file </torch_",
                 "unable to open shared memory", "unable to allocate shared memory", "unable to mmap", "with family 0", "neither AF_INET", " WARN ",
-                *_BARE_WARNS)
+                " qpn ", *_BARE_WARNS)
+
+    def __init__(self, ctx: ParseContext) -> None:
+        super().__init__(ctx)
+        self.connect_gid: dict[str, tuple[int, str]] = {}   # host:pid:tid -> the GID its last QP connect used
 
     def feed(self, line_no: int, line: str) -> None:
         self._framework_error(line_no, line)
@@ -89,14 +107,21 @@ class NcclErrors(LineProbe):
         elif any(w in low for w in ("unable to write to file </torch_", "unable to open shared memory object",
                                     "unable to allocate shared memory", "unable to mmap")):
             self._call(n, line, "shm_alloc", "/dev/shm")   # DataLoader workers passing tensors through /dev/shm
+        thread = _THREAD.search(line)
+        c = _CONNECT_GID.search(line)
+        if c and thread:
+            self.connect_gid[thread["t"]] = (int(c["i"]), _gid_text(c["prefix"], c["iid"]))
         m = _QP.search(line)
         if m:
             gid = _GID_INDEX.search(line)
             dev = _DEV.search(line)
             local, remote = _LOCAL_GID.search(line), _REMOTE_GID.search(line)
+            index, local_gid = int(gid["i"]) if gid else -1, local["g"] if local else ""
+            if not gid and not local and thread and thread["t"] in self.connect_gid:   # 2.2x: the GID came on the connect line
+                index, local_gid = self.connect_gid[thread["t"]]
             self._call(n, line, _call_name(m["call"]), dev["dev"] if dev else "",
-                       gid_index=int(gid["i"]) if gid else -1, roce="::ffff:" in line or "RoCE" in line,
-                       local_gid=local["g"] if local else "", remote_gid=remote["g"] if remote else "")
+                       gid_index=index, roce="::ffff:" in line or "RoCE" in line,
+                       local_gid=local_gid, remote_gid=remote["g"] if remote else "")
         if "Got async event" in line:
             event = line.split("Got async event", 1)[1].strip(" :")[:80]
             dev = _DEV.search(line)

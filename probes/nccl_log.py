@@ -38,6 +38,21 @@ _NO_INTERFACE = lazy_compile(r"No usable listening interface|no socket interface
 _CHANNEL = lazy_compile(r"(?:(?:Channel|Ring) \d+(?:/\d+)? : |^\s*\d+\[[0-9a-fA-F]+\] -> \d+\[[0-9a-fA-F]+\] )"   # a pasted connection line may lack its prefix
                         r".* via (?P<tr>(?:NET/[\w ]+?|P2P|SHM|CollNet|NVLS)[\w/ ]*?)\s*(?:comm|$)")
 
+# How far NCCL's init got, in order: reading the machine's topology, computing rings/trees, connecting the channels,
+# the communicator complete, collectives running. A stage is known only from a line that belongs to it.
+STAGES = ("topology", "graph", "connect", "complete", "running")
+_STAGE_SIGNS = (
+    ("running", lazy_compile(r"\bopCount [0-9a-f]+\b")),
+    ("complete", lazy_compile(r"Init COMPLETE|\binit done\b")),
+    ("connect", lazy_compile(r"Connected all (?:rings|trees)|\bvia (?:P2P|SHM|NET|CollNet|NVLS)")),
+    ("graph", lazy_compile(r"\bPattern \d+, crossNic|\b(?:Ring|Tree) \d+ : |Channel \d+/\d+ :|\bTrees \[|Setting affinity for GPU")),
+    ("topology", lazy_compile(r"Loading (?:topology file|unnamed topology)|Topology detection|\bAttached to |=== System : ")),
+)
+
+
+def _stage(line: str) -> str:
+    return next((name for name, sign in _STAGE_SIGNS if sign.search(line)), "")
+
 
 def _transport(raw: str) -> tuple[str, bool, bool]:
     parts = raw.strip().split("/")
@@ -62,6 +77,7 @@ class NcclLogProbe(LineProbe):
         self.net_init: dict[str, bool] = defaultdict(bool)
         self.first_line: dict[str, tuple[int, str]] = {}
         self.nodes: dict[str, int] = defaultdict(lambda: -1)
+        self.stage: dict[str, int] = defaultdict(lambda: -1)   # index into STAGES of the furthest stage seen
 
     def feed(self, line_no: int, line: str) -> None:
         node = self._count(line_no, line)
@@ -106,6 +122,9 @@ class NcclLogProbe(LineProbe):
             m = _NNODES.search(line)
             if m:
                 self.nodes[fact_node] = max(self.nodes[fact_node], int(m["n"]))
+            stage = _stage(line)
+            if stage:
+                self.stage[fact_node] = max(self.stage[fact_node], STAGES.index(stage))
         return fact_node
 
     def _interfaces(self, line_no: int, line: str, part: str = "") -> None:
@@ -133,4 +152,4 @@ class NcclLogProbe(LineProbe):
         for node, count in self.info_lines.items():
             n, line = self.first_line[node]
             self.ctx.emit(NcclLog, n, line, node=node, rank=-1, info_lines=count, net_init_seen=self.net_init[node],
-                         nodes=self.nodes[node])
+                         nodes=self.nodes[node], stage=STAGES[self.stage[node]] if self.stage[node] >= 0 else "")

@@ -112,6 +112,8 @@ class NcclLog(Fact):
     info_lines: int = 0
     net_init_seen: bool = False    # NET/Plugin, Bootstrap, NET/IB or NET/Socket lines present
     nodes: int = -1                # NCCL's own "nNodes N" (2.1x+), -1 when the log does not say
+    stage: str = ""                # furthest init stage its lines show: topology | graph | connect | complete | running;
+                                   # "" when no line names one (bootstrap and network lines alone)
 
 
 @fact

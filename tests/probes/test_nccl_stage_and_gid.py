@@ -1,0 +1,53 @@
+"""nccl.log's init stage and the GID of NCCL 2.2x's QP connect line (issue 12, confident wrong answers).
+
+Each text is real output from the case named beside it; each test asserts what the probe must read from it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from doctor.probing.contract import parse_lines
+from probes.nccl_errors import NcclErrors, _gid_text
+from probes.nccl_log import NcclLogProbe
+
+CASES = Path(__file__).resolve().parents[2] / "fixtures" / "cases"
+
+
+def _facts(probe, path: Path, kind: str) -> list:  # type: ignore[no-untyped-def]
+    text = path.read_text(encoding="utf-8")
+    return [f for f in parse_lines(probe, text, source=path.name, node="input") if f.KIND == kind]
+
+
+def test_a_log_that_stops_while_reading_the_topology_is_at_the_topology_stage() -> None:
+    [log] = _facts(NcclLogProbe, CASES / "env-nccl-1008" / "input" / "all_reduce_perf.log", "nccl.log")
+    assert log.stage == "topology"
+
+
+def test_bootstrap_and_network_lines_alone_name_no_stage() -> None:
+    [log] = _facts(NcclLogProbe, CASES / "p2p-nccltests-115" / "input" / "all_reduce_perf.log", "nccl.log")
+    assert log.stage == ""
+
+
+def test_the_furthest_stage_wins_over_the_last_line() -> None:
+    text = ("n1:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+            "n1:1:2 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n"
+            "n1:1:2 [0] NCCL INFO Topology detection: network path /sys/devices/x is not a PCI device\n")
+    [log] = [f for f in parse_lines(NcclLogProbe, text, source="x.log", node="n1") if f.KIND == "nccl.log"]
+    assert log.stage == "complete"
+
+
+def test_the_connect_line_gid_reaches_the_failed_modify_qp() -> None:
+    calls = _facts(NcclErrors, CASES / "roce-gid-nccl-1657" / "input" / "nccl.log", "sys.call_failed")
+    [qp] = [c for c in calls if c.call == "ibv_modify_qp"]
+    assert (qp.errno, qp.gid_index, qp.local_gid) == ("ENODEV", 0, "fe80::5ea7:21ff:fe41:8a1a")
+
+
+def test_a_bare_modify_qp_warn_has_no_gid() -> None:
+    [qp] = _facts(NcclErrors, CASES / "roce-gid-nccl-718" / "input" / "nccl_warn.log", "sys.call_failed")
+    assert (qp.gid_index, qp.local_gid) == (-1, "")
+
+
+def test_gid_words_are_little_endian_and_bad_widths_give_nothing() -> None:
+    assert _gid_text("80FE", "1A8A41FEFF21A75E") == "fe80::5ea7:21ff:fe41:8a1a"
+    assert _gid_text("0", "0") == "::"
+    assert _gid_text("F" * 20, "0") == ""
