@@ -179,3 +179,15 @@ def test_fit_writes_a_deterministic_weights_file(doctor_cli, tmp_path: Path) -> 
     data = yaml.safe_load(one.read_text())
     assert one.read_text().startswith("# Fitted ranking weights") and data["cases"] == len(list(INCIDENTS.glob("*.expected.yaml"))) and data["rules"]
     assert list(data["rules"]) == sorted(data["rules"])
+
+
+def test_context_reads_roce_from_nccl_own_hca_line() -> None:
+    """NCCL names the link layer of each HCA it uses (`NET/IB : Using [0]mlx5_0:1/RoCE`); the nccl_roce feature
+    reads it, and a native IB line is not RoCE."""
+    from doctor.judgement.context import features
+    roce = REPO / "fixtures" / "probes" / "nccl_log" / "nccl-2.21-roce-cumem-nvls.log"
+    _, facts = findings_of(roce)
+    assert {"nccl_ib", "nccl_roce"} <= set(features(facts))
+    ib = REPO / "fixtures" / "probes" / "nccl_log" / "nccl-2.12-ib-gdr-p2p.log"
+    _, facts = findings_of(ib)
+    assert "nccl_ib" in features(facts) and "nccl_roce" not in features(facts)

@@ -84,7 +84,7 @@ CONTEXT_SIGNS: dict[str, tuple[str, Test]] = {
     "ib": ("ib.port", _always),
     "roce": ("ib.port", lambda f: bool(f.get("roce"))),
     "nccl_ib": ("nccl.hca", _always),
-    "nccl_roce": ("nccl.hca", lambda f: str(f.get("link_layer")).lower().startswith("eth")),
+    "nccl_roce": ("nccl.hca", lambda f: str(f.get("link_layer")).lower() == "roce"),   # NET/IB : Using [0]mlx5_0:1/RoCE
     "consumer_gpu": ("gpu.device", lambda f: bool(f.get("consumer"))),
     "datacenter_gpu": ("gpu.device", lambda f: not f.get("consumer")),
     "nccl": ("nccl.version", _always),
