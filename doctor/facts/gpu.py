@@ -60,7 +60,7 @@ class TraceFrame(Fact):
 
     KIND = "trace.frame"
     function: str = ""
-    activity: str = ""             # checkpoint_load | load_to_saved_device (torch.load, no map_location) | optimizer_state_init | set_device | init_process_group | process_group_setup (a traceback frame that forms process groups) | forward | backward | optimizer_step | collective
+    activity: str = ""             # checkpoint_load | load_to_saved_device (torch.load, no map_location) | optimizer_state_init | set_device | init_process_group | process_group_setup (a traceback frame that forms process groups) | forward | backward | optimizer_step | optimizer_moments (a frame or source line of torch.optim Adam/AdamW updating exp_avg/exp_avg_sq) | collective
 
 
 @fact
