@@ -86,12 +86,14 @@ def test_slow_link_states_both_figures() -> None:
 
 
 def test_expectation_from_the_command_line(tmp_path: Path) -> None:
-    """The same iperf3 JSON without its expectations file: nothing to judge, until --expect gives the figure."""
+    """The same iperf3 JSON without its expectations file: judged against the floor of a training interconnect
+    (LINK003: below a healthy 10 GbE link), until --expect gives the link's own figure, which then rules."""
     case = tmp_path / "iperf3"
     shutil.copytree(INCIDENTS / "iperf3-json-slow-link-netns", case)
     (case / "expectations.yaml").unlink()
     code, report = analyze(case)
-    assert code == 0 and not report["diagnoses"]
+    assert code == 1 and report["diagnoses"][0]["rules"] == ["LINK003"]
+    assert "slower than a healthy 10 GbE link" in report["diagnoses"][0]["title"]
     code, report = analyze(case, "--expect", "link_gbps=10")
     assert code == 1 and report["diagnoses"][0]["cause"] == "slow_network_link"
     assert "--expect link_gbps=10" in report["diagnoses"][0]["evidence"][0]["note"]
