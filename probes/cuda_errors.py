@@ -36,7 +36,8 @@ _XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
 class CudaErrors(LineProbe):
     name = "cuda_errors"
     yields = ("cuda.error", "gpu.fault", "worker.bus_error")
-    triggers = tuple(words for words, _ in _CUDA) + ("NVRM", "Xid", "fallen off the bus", "Bus error", "bus error")
+    triggers = tuple(words for words, _ in _CUDA) + ("NVRM", "Xid", "fallen off the bus", "Bus error", "bus error",
+                                                   "BUS error")   # PaddlePaddle: "Unexpected BUS error encountered in DataLoader worker"
 
     def feed(self, line_no: int, line: str) -> None:
         if "NVRM" in line or "Xid" in line or "fallen off the bus" in line:

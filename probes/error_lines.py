@@ -30,6 +30,7 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("signal", re.compile(r"Segmentation fault|core dumped|\bSIG(?:SEGV|ABRT|BUS|KILL)\b|^\s*Killed\s*$|Aborted")),
     ("error", re.compile(r"\b(?:ERROR|FATAL|Fatal error|fatal error)\b|\b[Ee]rror:")),
     ("failed", re.compile(r"\b(?:failed|FAILED|Failed)\b")),
+    ("error", re.compile(r"\b[Uu]nexpected\b[\w ]{0,40}\b(?:error|ERROR)\b")),   # "Unexpected BUS error encountered in ..."
 )
 # NCCL's NCCLCHECK trace at INFO level: a call returned a failing ncclResult_t (1 cuda .. 6 remote error).
 NCCL_TRACE = re.compile(r"NCCL INFO [\w/.\-]+\.(?:cc|cu|h|c|cpp):\d+ -> [1-6]\b")
@@ -55,7 +56,7 @@ class ErrorLines(LineProbe):
     yields = ("log.error_line",)
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
                 "Failed", "Failure", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
-                "SIGBUS", "SIGKILL", "Exit", "Interrupt", " -> ", "Traceback (most recent call last)", 'File "')
+                "SIGBUS", "SIGKILL", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "')
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)

@@ -59,6 +59,8 @@ def test_unknown_in_text_json_and_exit_code(doctor_cli) -> None:
     ("ssh: connect to host node2 port 22: Connection refused; pdsh@node1: node2: ssh exited with exit code 255 failed",
      "failed"),
     ("dso-s1-r1-a100-03:2330:2658 [2] NCCL INFO bootstrap.cc:270 -> 2", "nccl_trace"),
+    ("Unexpected BUS error encountered in DataLoader worker. This might be caused by insufficient shared memory (shm), "
+     "please check whether use_shared_memory is set and storage space in /dev/shm is enough", "error"),   # Paddle#34725
 ])
 def test_error_looking_lines_are_kept(line: str, form: str) -> None:
     assert classify(line) == form
