@@ -21,7 +21,8 @@ from doctor.probing.lines import errno_of, version_num
 from doctor.probing.regex import lazy_compile
 
 _CODES: tuple[tuple[str, str], ...] = (
-    ("unhandled system error", "system"), ("ncclSystemError", "system"), ("internal error", "internal"),
+    ("unhandled system error", "system"), ("unhanled system error", "system"),   # PyTorch 1.0-1.1 c10d's own spelling
+    ("ncclSystemError", "system"), ("internal error", "internal"),
     ("ncclInternalError", "internal"), ("invalid usage", "invalid_usage"), ("ncclInvalidUsage", "invalid_usage"),
     ("invalid argument", "invalid_usage"), ("remote process exited or there was a network error", "remote"),
     ("ncclRemoteError", "remote"), ("unhandled cuda error", "cuda"), ("ncclUnhandledCudaError", "cuda"),
@@ -64,7 +65,7 @@ class NcclErrors(LineProbe):
     name = "nccl_errors"
     yields = ("nccl.error", "nccl.warn", "sys.call_failed", "nccl.handle_corrupt", "nccl.ib_event")
     triggers = ("NCCL error", "NCCL Error", "NCCL failure", "ncclSystemError", "ncclInternalError", "ncclInvalidUsage", "ncclRemoteError",
-                "ncclUnhandledCudaError", "unhandled system error", "unhandled cuda error", "remote process exited",
+                "ncclUnhandledCudaError", "unhandled system error", "unhanled system error", "unhandled cuda error", "remote process exited",
                 "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
                 "Call to ibv_", "Got completion from peer", "Got async event", "unable to write to file </torch_",
                 "unable to open shared memory", "unable to allocate shared memory", "unable to mmap", "with family 0", "neither AF_INET", " WARN ",
