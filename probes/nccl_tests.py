@@ -33,6 +33,9 @@ _WRONG = lazy_compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)")
 _NRANKS = lazy_compile(r"nranks (?P<n>\d+)")
 _COLUMNS = lazy_compile(r"#\s*size\s+count\s+type\s+redop(?P<root>\s+root)?")
 _LIBRARY = lazy_compile(r"#\s*nccl-tests version \S+ nccl-headers=\d+ nccl-library=(?P<code>\d+)")
+# nccl-tests' own CUDACHECK/NCCLCHECK/TESTCHECK reports: "<host>: Test CUDA failure common.cu:941 'system not yet
+# initialized'", " .. <host> pid 54340: Test failure common.cu:891"
+_FAILED = lazy_compile(r"\bTest (?:CUDA |NCCL )?failure\b")
 _BIN = lazy_compile(r"(?P<op>all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv)_perf")
 
 
@@ -40,12 +43,12 @@ class NcclTests(LineProbe):
     name = "nccl_tests"
     yields = ("bench.collective", "gpu.device", "nccl.version")
     triggers = ("nccl-library=", "nThread", "Pid", "float", "half", "bfloat16", "Avg bus bandwidth", "Out of bounds", "nranks", "_perf",
-                " double ", " int8 ", " uint8 ", " int32 ", " uint32 ", " int64 ", " uint64 ", " fp8", "redop", "uses device")
+                "Test failure", "Test CUDA failure", "Test NCCL failure", " double ", " int8 ", " uint8 ", " int32 ", " uint32 ", " int64 ", " uint64 ", " fp8", "redop", "uses device")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
         self.state: dict[str, object] = {"gpus": -1, "nranks": -1, "avg": -1.0, "rows": 0, "wrong": 0, "complete": False,
-                                         "started": False, "op": ""}
+                                         "started": False, "failed": False, "op": ""}
         self.hosts: set[str] = set()
         self.anchor: tuple[int, str] | None = None
         self.wrong_column = True          # '#wrong' (counts); nccl-tests before 2019 printed a max 'error' instead
@@ -101,6 +104,8 @@ class NcclTests(LineProbe):
                     self.copies += 1
             self.summaries.append(float(m["bw"]))
             self.rows_at_summary = s["rows"]
+        elif _FAILED.search(line):
+            s["failed"] = True
         elif (m := _WRONG.search(line)):
             s["wrong"] = max(int(s["wrong"]), int(m["n"]))
         elif "NCCL INFO" in line and (m := _NRANKS.search(line)):
@@ -133,6 +138,7 @@ class NcclTests(LineProbe):
         self.ctx.emit(CollectiveBench, line_no, line, op=str(s["op"]), nranks=int(s["nranks"]), gpus=int(s["gpus"]),
                       hosts=len(self.hosts) or -1, avg_busbw=float(s["avg"]), results=int(s["rows"]),
                       wrong=int(s["wrong"]), complete=bool(s["complete"]), started=bool(s["started"]),
+                      failed=bool(s["failed"]),
                       multi_node=self._multi_node(), summaries=len(self.summaries), summary_spread=_spread(self.summaries),
                       back_to_back_summaries=self.back_to_back, copies_together=self.copies)
 

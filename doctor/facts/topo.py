@@ -65,6 +65,8 @@ class CollectiveBench(Fact):
     wrong: int = 0
     complete: bool = False         # reached the summary lines
     started: bool = False          # printed its device table / init lines
+    failed: bool = False           # printed its own failure ("Test CUDA failure", "Test NCCL failure", "Test failure"): it
+                                   # ended on an error, it did not stall
     multi_node: bool = False       # several hosts, or more ranks than GPUs per process group on one node
     summaries: int = 0             # '# Avg bus bandwidth' lines in this one output (one per finished test run)
     summary_spread: float = -1     # (max - min) / max over those summaries; -1 with fewer than two
