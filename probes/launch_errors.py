@@ -86,12 +86,13 @@ class LaunchErrors(LineProbe):
         if m:
             return self._connect(n, line, m["host"] or m["host2"], m["port"] or m["port2"], "timeout", "store")
         m = _UNIQUE_ID.search(line)
-        if m and "wait timeout" in m["err"]:   # the store answered, but rank <src> never published the id: it is not there
+        # the store answered, but rank <src> never published the id within the timeout: 'wait timeout' (torch >= 2.2)
+        # or, before that, 'Socket Timeout' (the client's read of the WAIT reply timed out; it was connected long before)
+        if m and ("wait timeout" in m["err"] or "Socket Timeout" in m["err"]):
             self.ctx.emit(RendezvousTimeout, n, line, backend="nccl_id")
             return True
-        if m:   # a rank could not fetch rank 0's NCCL id from the store: the store (rank 0) is gone or unreachable
-            outcome = _outcome(m["err"])
-            return self._connect(n, line, "", "-1", "timeout" if "Socket Timeout" in m["err"] else outcome, "store")
+        if m:   # the store went away under the get (reset, broken pipe, refused): rank 0's process is gone or unreachable
+            return self._connect(n, line, "", "-1", _outcome(m["err"]), "store")
         m = _NOT_LISTENING.search(line)
         if m:
             return self._connect(n, line, m["host"], m["port"], "refused", "store")
