@@ -13,6 +13,7 @@ Sample input:
     Missing ranks:
     1: [DistributedGradientTape_Allreduce/cond_1/HorovodAllreduce_grads_0, ...]
     Stalled ops: HorovodBroadcast_dense_kernel_0 [missing ranks: 1]                    (Horovod before 0.20)
+    model/HorovodAllreduce_model_gradients_AddN_58_0 [ready ranks: 1],                  (Horovod before 0.16)
     Process 0 exit with status code 137.
 
 The gloo rendezvous (horovodrun's HTTP key-value store, HOROVOD_GLOO_RENDEZVOUS_ADDR:PORT) is Horovod's
@@ -41,6 +42,11 @@ _MISSING_BLOCK = lazy_compile(r"^\s*(?P<rank>\d+): \[(?P<tensors>[^\]]*)\]?")
 _DEVICE_MISMATCH = lazy_compile(r"Mismatched (?P<op>\w+) CPU/GPU device selection: One rank specified device (?P<a>\w+), "
                                 r"but another rank specified device (?P<b>\w+)")
 _MISSING_INLINE = lazy_compile(r"(?<![\w/.\-])(?P<tensor>[\w/.\-]+) \[missing ranks: (?P<ranks>[\d, ]+)\]")
+# Horovod before 0.16 named the ranks that DID submit: "Stalled ops: <tensor> [ready ranks: 1]"
+_READY_INLINE = lazy_compile(r"(?<![\w/.\-])(?P<tensor>[\w/.\-]+) \[ready ranks: (?P<ranks>[\d, ]+)\]")
+# the warning's second sentence, when a paste starts there: "... only subset of ranks is submitting tensors, which will
+# cause deadlock."
+_STALL_TAIL = lazy_compile(r"only subset of ranks is submitting tensors, which will cause deadlock")
 _RDZV_ENV = lazy_compile(r"HOROVOD_GLOO_RENDEZVOUS_(?P<key>ADDR|PORT)=['\"]?(?P<value>[\w.:\-]+)")
 _EXIT = lazy_compile(r"Process (?P<rank>\d+) exit with status code (?P<code>-?\d+)")
 _OPS = (("allreduce", "allreduce"), ("allgather", "allgather"), ("broadcast", "broadcast"), ("alltoall", "alltoall"),
@@ -57,7 +63,8 @@ class Horovod(LineProbe):
     yields = ("net.connect_error", "rdzv.timeout", "collective.peer_lost", "collective.stalled", "collective.timeout",
               "launch.worker_exit", "launch.config_error")
     triggers = ("connect [", "Connect timeout [", "request failed", "KVStore server failed", "Please check connectivity",
-                "Horovod has been shut down", "by subset of ranks", "Missing ranks", "missing ranks:", "exit with status code",
+                "Horovod has been shut down", "by subset of ranks", "Missing ranks", "missing ranks:", "ready ranks:",
+                "subset of ranks is submitting", "exit with status code",
                 # the lines of a stall report's "Missing ranks:" block name Horovod's tensors
                 "Horovod", "allreduce.", "allgather.", "broadcast.", "HOROVOD_GLOO_RENDEZVOUS_", "device selection")
 
@@ -115,10 +122,16 @@ class Horovod(LineProbe):
             for inline in _MISSING_INLINE.finditer(body):
                 self._stalled(inline["tensor"], inline["ranks"], rank)
             return True
+        if self.stall is None and _STALL_TAIL.search(body):
+            self.stall = (n, line, -1.0)        # how long they waited is on the first sentence, not pasted
+            return True
         if self.stall is None or n - self.stall[0] > 40:
             return False
         if (m := _MISSING_INLINE.search(body)):
             self._stalled(m["tensor"], m["ranks"], rank)
+            return True
+        if (m := _READY_INLINE.search(body)):
+            self._stalled(m["tensor"], f"other than {m['ranks'].strip(', ')}", rank)
             return True
         if (m := _MISSING_BLOCK.match(body)) and "Missing ranks" not in body:
             first = m["tensors"].split(",")[0].strip()
