@@ -67,7 +67,7 @@ class NcclLogProbe(LineProbe):
     yields = ("nccl.version", "nccl.hca", "pkg.version", "nccl.net", "nccl.ib_unavailable", "nccl.gdr", "nccl.channel", "net.interface", "nccl.log",
               "net.ifname_error", "nccl.device_limit")
     triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin",
-                "libibverbs", "via NET", "via P2P", "via SHM", "GPU Direct RDMA", "No usable listening interface",
+                "libibverbs", "userspace device-specific driver", "via NET", "via P2P", "via SHM", "GPU Direct RDMA", "No usable listening interface",
                 "no socket interface found", "No socket interface found", "no interface found", "interfaces found",
                 "Socket creation failed : Address family")
 
@@ -143,6 +143,8 @@ class NcclLogProbe(LineProbe):
             self.ctx.emit(NcclNet, line_no, line, net="IB" if net.startswith("IB") else net)
         if "NET/IB : No device found" in line or "NET/IB : No device found" in line.replace("NET/IB: ", "NET/IB : "):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_device")
+        elif "no userspace device-specific driver found" in line:   # libibverbs: the HCA's provider (libmlx5...) is missing
+            self.ctx.emit(IbUnavailable, line_no, line, reason="no_verbs_provider")
         elif "libibverbs" in line and ("Failed to open" in line or "not found" in line or "Could not" in line):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_verbs_lib")
         elif (m := _IB_DISABLE.search(line)) and m["v"].rstrip(".") not in ("0", ""):

@@ -56,7 +56,7 @@ class NcclNet(Fact):
 
 @fact
 class IbUnavailable(Fact):
-    """NCCL could not use InfiniBand/RoCE. reason: no_device | no_verbs_lib | disabled_by_env."""
+    """NCCL could not use InfiniBand/RoCE. reason: no_device | no_verbs_lib | no_verbs_provider | disabled_by_env."""
 
     KIND = "nccl.ib_unavailable"
     reason: str = ""
