@@ -22,8 +22,8 @@ from doctor.facts.hostconf import Firmware, FirmwareSkew, FirmwareWarning, Known
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  DeviceMismatch, IfnameError, IfnameUnused, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
-from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, TraceCollectives, TraceStraggler,
-                               TraceJob, TraceRank, TraceStep)
+from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, ProfilerTableRow, TraceCollectives,
+                               TraceStraggler, TraceJob, TraceRank, TraceStep)
 from doctor.facts.nccl import (CallFailed, DeviceLimit, GdrState, HandleCorrupt, IbEvent, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
                                NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
@@ -75,6 +75,7 @@ _ALL: tuple[type[Fact], ...] = (
     RdmaPresent,
     # speed: profiler traces, skew across ranks, utilisation
     TraceStep, TraceRank, TraceCollectives, TraceJob, TraceStraggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
+    ProfilerTableRow,
     # host configuration: MTU and subnets, firmware, known bugs of the versions in use
     NetLink, MtuSkew, RouteConflict, Firmware, FirmwareSkew, KnownBug,
     FirmwareWarning,

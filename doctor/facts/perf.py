@@ -169,3 +169,14 @@ class GpuUtilisation(Fact):
     pcie_tx_mbps: float = -1
     nvlink_rx_mbps: float = -1
     nvlink_tx_mbps: float = -1
+
+
+@fact
+class ProfilerTableRow(Fact):
+    """A row of torch.profiler's printed summary (`prof.key_averages().table()`) for the input pipeline: the
+    `enumerate(DataLoader)#...__next__` record, with its share of the profiled CPU time."""
+
+    KIND = "profile.dataloader"
+    name: str = ""                   # the row's name as printed (truncated by the table)
+    cpu_total_frac: float = -1       # its "CPU total %" column, 0..1
+    calls: int = -1                  # "# of Calls": batches fetched while profiling

@@ -68,12 +68,13 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("train.steps", _always, "slow_training"),
     ("gpu.utilisation", _always, "slow_training"),
     ("profile.kernels", _always, "slow_training"),
+    ("profile.dataloader", _always, "slow_training"),
 )
 
 # Figures, not failures: an input whose only symptom sign is one of these shows no failure by itself (a verdict
 # against an expectation does).
 MEASUREMENT_KINDS = frozenset({"bench.collective", "bench.bandwidth", "trace.step", "train.steps", "gpu.utilisation",
-                               "profile.kernels"})
+                               "profile.kernels", "profile.dataloader"})
 
 QUIET = "quiet"      # no error line and no sign of a symptom: what healthy inputs look like (slow_* causes aside)
 LAUNCHER_PROBES = ("openmpi", "horovod", "deepspeed", "lightning", "accelerate", "tensorflow")
