@@ -38,7 +38,8 @@ TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in \S+')
 # Lines that say "error" without being one: INFO chatter, counters, traceback frames, warnings.
 NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|\b0 errors?\b|errors?\s*[:=]\s*0\b|^\s*File \"|warnings\.warn|#\s*Out of bounds"
-                        r"|\bDEBUG\b|\bINFO\b(?!.*\bERROR\b)")
+                        r"|\bDEBUG\b|\bINFO\b(?!.*\bERROR\b)"
+                        r"|^\s*(?:\+\s*)?(?:echo|printf)\s")   # a job script's own message text, not its output
 
 
 def classify(line: str) -> str:

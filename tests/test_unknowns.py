@@ -72,6 +72,7 @@ def test_error_looking_lines_are_kept(line: str, form: str) -> None:
     "# Out of bounds values : 0 OK",
     '  File "/x/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 355, in wrapper',
     "epoch 1 step 10 loss 2.31 errors: 0",
+    '    echo "SLURM SCRIPT ERROR:"',    # a job script's echo (pytorch-experiment-template's train.slrm), not its output
     "node1:23458:23458 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct",
     "node1:2228637:2230195 [3] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA",
 ])
