@@ -22,12 +22,12 @@ from doctor.probing.regex import lazy_compile
 
 _VERSION = lazy_compile(r"NCCL version:? ?(?P<v>\d+\.\d+\.\d+)(?:\+cuda(?P<cuda>[\d.]+))?")
 _IFACES = lazy_compile(r"(?<![\w.\-@])(?:\[\d+\])?(?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]{1,64}(?:%[\w.\-]+)?)<\d+>")
-_USING_NET = lazy_compile(r"Using network (?P<net>[\w ./\-]+?)\s*$")
+_USING_NET = lazy_compile(r"Using (?:network|internal Network) (?P<net>[\w ./\-]+?)\s*$")   # 2.3/2.4: "Using internal Network IB"
 _NET_USING = lazy_compile(r"NET/(?P<net>IB|Socket|OFI|AWS Libfabric|\w+)\s*: Using \[")
 _GDR_HCA = lazy_compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for HCA \d+ '(?P<hca>[^']+)'")
 _IB_DISABLE = lazy_compile(r"NCCL_IB_DISABLE set by environment to (?P<v>\S+)")
 _NNODES = lazy_compile(r"\bnNodes (?P<n>\d+)")
-_HCA = lazy_compile(r"\[\d+\](?P<name>[\w\-]+):(?P<port>\d+)/(?P<ll>IB|RoCE)(?P<sharp>/SHARP)?")
+_HCA = lazy_compile(r"\[\d+\] ?(?P<name>[\w\-]+):(?P<port>\d+)/(?P<ll>IB|RoCE)(?P<sharp>/SHARP)?")   # 2.3: "[0] mlx5_0:1/IB"
 _CUDA_DRIVER = lazy_compile(r"cudaDriverVersion (?P<v>\d+)")
 _SHMEM_LIMIT = lazy_compile(r"ncclMaxSharedMem (?P<need>\d+) exceeds device/fn maxSharedMem (?P<have>\d+)")
 # NCCL found no IP interface to use: 2.4-2.7 "NET/Socket : 0 interfaces found" then "NET/Socket : no interface found",
@@ -89,7 +89,7 @@ class NcclLogProbe(LineProbe):
         elif "; OOB " in line:      # NET/IB's out-of-band interface: the socket interface NCCL picked for IB setup
             self._interfaces(line_no, line, line.split("; OOB ", 1)[1])
         self._network(line_no, line, node)
-        if "NET/IB : Using [" in line or "NET/IB: Using [" in line:
+        if "NET/IB : Using [" in line or "NET/IB: Using [" in line or "NET/IB: [" in line:
             for h in _HCA.finditer(line):
                 self.ctx.emit(NcclHca, line_no, line, name=h["name"], port=int(h["port"]), link_layer=h["ll"],
                               sharp=bool(h["sharp"]))
