@@ -50,8 +50,16 @@ _STAGE_SIGNS = (
 )
 
 
-def _stage(line: str) -> str:
-    return next((name for name, sign in _STAGE_SIGNS if sign.search(line)), "")
+def _stage_after(line: str, reached: int) -> int:
+    """The index in STAGES of the furthest stage this line shows beyond `reached`, else `reached`: once a log has shown
+    a stage, its later lines are searched only for the stages after it (none once collectives run)."""
+    for name, sign in _STAGE_SIGNS:
+        index = STAGES.index(name)
+        if index <= reached:
+            return reached
+        if sign.search(line):
+            return index
+    return reached
 
 
 def _transport(raw: str) -> tuple[str, bool, bool]:
@@ -122,9 +130,7 @@ class NcclLogProbe(LineProbe):
             m = _NNODES.search(line)
             if m:
                 self.nodes[fact_node] = max(self.nodes[fact_node], int(m["n"]))
-            stage = _stage(line)
-            if stage:
-                self.stage[fact_node] = max(self.stage[fact_node], STAGES.index(stage))
+            self.stage[fact_node] = _stage_after(line, self.stage[fact_node])
         return fact_node
 
     def _interfaces(self, line_no: int, line: str, part: str = "") -> None:
