@@ -9,6 +9,7 @@ Sample input:
 from __future__ import annotations
 
 from doctor.facts.gpu import TraceFrame
+from doctor.facts.launch import PROCESS_GROUP_SETUP
 from doctor.probing.contract import LineProbe
 from doctor.probing.regex import lazy_compile
 
@@ -22,14 +23,6 @@ ACTIVITIES: tuple[tuple[str, str], ...] = (
     (".backward(", "backward"), ("in backward", "backward"), ("optimizer.step(", "optimizer_step"),
     ("in step", "optimizer_step"), ("model.to(", "model_to_device"), (".cuda()", "model_to_device"),
 )
-# Frames of a traceback (`File "...", line N, in <function>`) that set up process groups: a traceback through one of
-# these failed while the job was forming (the store, the rendezvous, a communicator), whatever its last line says.
-PROCESS_GROUP_SETUP = frozenset({
-    "init_process_group", "new_group", "_new_process_group_helper", "new_subgroups", "init_device_mesh",
-    "_init_process_groups", "_store_based_barrier", "rendezvous", "next_rendezvous", "_tcp_rendezvous_handler",
-    "_env_rendezvous_handler", "_file_rendezvous_handler", "_create_c10d_store", "_rendezvous_helper",
-    "init_distributed",
-})
 # PyTorch's Adam/AdamW create exp_avg / exp_avg_sq lazily in their first step(): a frame of torch/optim/adam*.py
 # (a standard `File "...", line N, in fn` or a rich `...adamw.py:566 in fn` frame) or a source line naming those
 # states is the optimizer updating its moments. Only torch.optim's own files: a scheduler's or a trainer's `step`
@@ -46,7 +39,7 @@ _LOAD_CALL = lazy_compile(r"\b(?:torch|th)\.load\(")
 class TracebackFrames(LineProbe):
     name = "traceback_frames"
     yields = ("trace.frame",)
-    triggers = (tuple(words for words, _ in ACTIVITIES) + ("th.load(", "exp_avg") + tuple(f"in {fn}" for fn in PROCESS_GROUP_SETUP)
+    triggers = (tuple(words for words, _ in ACTIVITIES) + ("th.load(", "exp_avg") + tuple(sorted(f"in {fn}" for fn in PROCESS_GROUP_SETUP))
                 + ("optim/adam", "optim\\adam"))
 
     def feed(self, line_no: int, line: str) -> None:

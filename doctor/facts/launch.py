@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from doctor.facts.base import Fact, fact
 
+# torch.distributed calls that form the job (the store, the rendezvous, the process groups, a communicator): a
+# traceback through one of them failed, and a live stack inside one of them waits, while the job was forming
+# (probes/traceback_frames.py reads the frames, doctor/judgement/context.py the stacks).
+PROCESS_GROUP_SETUP = frozenset({
+    "init_process_group", "new_group", "_new_process_group_helper", "new_subgroups", "init_device_mesh",
+    "_init_process_groups", "_store_based_barrier", "rendezvous", "next_rendezvous", "_tcp_rendezvous_handler",
+    "_env_rendezvous_handler", "_file_rendezvous_handler", "_create_c10d_store", "_rendezvous_helper",
+    "init_distributed",
+})
 
 @fact
 class ConnectError(Fact):

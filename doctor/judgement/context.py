@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Callable
 
 from doctor.facts import Fact
+from doctor.facts.launch import PROCESS_GROUP_SETUP
 
 Test = Callable[[Fact], bool]
 
@@ -16,23 +17,20 @@ def _always(_: Fact) -> bool:
 
 
 BELOW_EXPECTATION = 0.7    # a measurement under 70% of what was expected is a slowness (the bench rules' bands)
-# torch.distributed calls that form the job (py-spy's innermost distributed_c10d frame): stuck there is an init stall
-SETUP_CALLS = frozenset({"init_process_group", "new_group", "_new_process_group_helper", "init_device_mesh",
-                         "_store_based_barrier"})
 
 
 def _stuck_in_collective(f: Fact) -> bool:
     """A stack of a live process inside a collective, a kernel launch or a stream synchronize."""
     if f.KIND == "stack.native":
         return not f.get("signal") and f.get("waits_in") != "comm_init"
-    return bool(f.get("collective")) and f.get("collective") not in SETUP_CALLS
+    return bool(f.get("collective")) and f.get("collective") not in PROCESS_GROUP_SETUP
 
 
 def _stuck_forming(f: Fact) -> bool:
     """A stack of a live process still forming the job: NCCL communicator setup, init_process_group, new_group."""
     if f.KIND == "stack.native":
         return not f.get("signal") and f.get("waits_in") == "comm_init"
-    return f.get("collective") in SETUP_CALLS
+    return f.get("collective") in PROCESS_GROUP_SETUP
 
 # The symptom an input shows, first match wins: (fact kind, test, symptom).
 SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
