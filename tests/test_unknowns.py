@@ -59,6 +59,8 @@ def test_unknown_in_text_json_and_exit_code(doctor_cli) -> None:
     ("ssh: connect to host node2 port 22: Connection refused; pdsh@node1: node2: ssh exited with exit code 255 failed",
      "failed"),
     ("dso-s1-r1-a100-03:2330:2658 [2] NCCL INFO bootstrap.cc:270 -> 2", "nccl_trace"),
+    ("[W1008 23:40:22.836678340 socket.cpp:767] [c10d] The client socket has failed to connect to "
+     "[job-01k72wn5f8waqw7d81mfggagn4.internal]:50745 (errno: 22 - Invalid argument).", "failed"),   # warning level counts
     ("Unexpected BUS error encountered in DataLoader worker. This might be caused by insufficient shared memory (shm), "
      "please check whether use_shared_memory is set and storage space in /dev/shm is enough", "error"),   # Paddle#34725
 ])
@@ -72,9 +74,14 @@ def test_error_looking_lines_are_kept(line: str, form: str) -> None:
     "# Out of bounds values : 0 OK",
     '  File "/x/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 355, in wrapper',
     "epoch 1 step 10 loss 2.31 errors: 0",
+    "doctor: wrote /tmp/tmpk0h2sx6b/bundle.tar.gz (7 outputs, 11 probes skipped, 0 failed); read it anywhere with "
+    "`doctor analyze /tmp/tmpk0h2sx6b/bundle.tar.gz`",   # a counter of none (healthy-lab-doctor-collect)
     '    echo "SLURM SCRIPT ERROR:"',    # a job script's echo (pytorch-experiment-template's train.slrm), not its output
     "node1:23458:23458 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct",
     "node1:2228637:2230195 [3] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA",
+    # torch 2.13's TCPStore at a clean shutdown, info level (recorded here: healthy-lab-torchrun-2rank-info)
+    "[I1203 06:26:06.010664758 TCPStoreLibUvBackend.cpp:1354] [c10d] uv_loop_close failed with:-16 errn:EBUSY "
+    "desc:resource busy or locked",
 ])
 def test_lines_that_only_look_like_errors_are_not(line: str) -> None:
     assert classify(line) == ""
