@@ -11,6 +11,7 @@ from typing import Callable, Iterable
 from doctor.aggregate_flight_recorder import flight_recorder, inspector_lag, stack_outliers
 from doctor.aggregate_node import gid_choice, hca_check, ib_summary, qp_timeouts, rail_layout, rdma_present, rdma_witness
 from doctor.aggregate_gpu_memory import gpu0_excess
+from doctor.aggregate_nccl import init_unfinished
 from doctor.bandwidth import expected_bandwidth
 from doctor.aggregate_cluster import busbw_check, node_skew, pcie_summary, slow_links, stragglers
 from doctor.aggregate_cluster import ib_summary as job_ib_summary
@@ -199,6 +200,7 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     *LAUNCH_ENV_AGGREGATORS,    # an NCCL_SOCKET_IFNAME NCCL never used, one NVIDIA wheel for two CUDA majors (aggregate_launch.py)
     known_bugs,             # versions in a documented bug's range with its symptom line (rules/data/known_bugs.yaml)
     gpu0_excess,            # GPU 0 holding more than every other GPU of one snapshot (doctor/aggregate_gpu_memory.py)
+    init_unfinished,        # NCCL output that stops inside communicator init, nothing after it (doctor/aggregate_nccl.py)
 )
 
 

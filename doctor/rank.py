@@ -89,8 +89,9 @@ def _diagnose(cause: str, findings: list[Finding], probability: float) -> Diagno
 def _guess(cause: str, causes: dict[str, dict], probability: float, seen: CaseView, sign: Fact | None) -> Diagnosis:
     """A cause no rule supports, that the symptom alone makes possible: the taxonomy's title, fix and signs."""
     entry = causes.get(cause, {})
-    evidence = [Evidence(sign.origin.source, sign.origin.line, sign.origin.text,
-                         f"shows the symptom {seen.symptom}; no rule points at this cause")] if sign and sign.origin.source else []
+    evidence = ([Evidence(sign.origin.source, sign.origin.line, sign.origin.text,
+                         f"{context.sign_note(sign, seen.symptom)}; no rule points at this cause")]
+                if sign and sign.origin.source else [])
     signs = entry.get("signs", "")
     return Diagnosis(cause=cause, title=f"possible for {seen.symptom}: {entry.get('title', cause)}",
                      confidence=round(probability, 3), rules=[], evidence=evidence,

@@ -15,7 +15,8 @@ from collections import defaultdict
 
 from doctor.facts.env import PackageVersion
 from doctor.facts.launch import IfnameError, Interface
-from doctor.facts.nccl import DeviceLimit, GdrState, IbUnavailable, NcclChannel, NcclHca, NcclLog, NcclNet, NcclVersion
+from doctor.facts.nccl import (DeviceLimit, GdrState, IbUnavailable, NcclChannel, NcclHca, NcclLog, NcclLogEnd, NcclNet,
+                               NcclVersion)
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import address_class, version_num, virtual_interface, who
 from doctor.probing.regex import lazy_compile
@@ -72,7 +73,7 @@ def _transport(raw: str) -> tuple[str, bool, bool]:
 
 class NcclLogProbe(LineProbe):
     name = "nccl_log"
-    yields = ("nccl.version", "nccl.hca", "pkg.version", "nccl.net", "nccl.ib_unavailable", "nccl.gdr", "nccl.channel", "net.interface", "nccl.log",
+    yields = ("nccl.version", "nccl.hca", "pkg.version", "nccl.net", "nccl.ib_unavailable", "nccl.gdr", "nccl.channel", "net.interface", "nccl.log", "nccl.log_end",
               "net.ifname_error", "nccl.device_limit")
     triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin",
                 "libibverbs", "userspace device-specific driver", "via NET", "via P2P", "via SHM", "GPU Direct RDMA", "No usable listening interface",
@@ -84,6 +85,7 @@ class NcclLogProbe(LineProbe):
         self.info_lines: dict[str, int] = defaultdict(int)
         self.net_init: dict[str, bool] = defaultdict(bool)
         self.first_line: dict[str, tuple[int, str]] = {}
+        self.last_line: dict[str, tuple[int, str]] = {}
         self.nodes: dict[str, int] = defaultdict(lambda: -1)
         self.stage: dict[str, int] = defaultdict(lambda: -1)   # index into STAGES of the furthest stage seen
 
@@ -125,6 +127,7 @@ class NcclLogProbe(LineProbe):
             fact_node = who(line, self.ctx.node).node
             self.info_lines[fact_node] += 1
             self.first_line.setdefault(fact_node, (line_no, line))
+            self.last_line[fact_node] = (line_no, line)
             if any(k in line for k in ("NET/Plugin", "Bootstrap", "NET/IB", "NET/Socket", "Using network", "NET/OFI")):
                 self.net_init[fact_node] = True
             m = _NNODES.search(line)
@@ -160,4 +163,9 @@ class NcclLogProbe(LineProbe):
         for node, count in self.info_lines.items():
             n, line = self.first_line[node]
             self.ctx.emit(NcclLog, n, line, node=node, rank=-1, info_lines=count, net_init_seen=self.net_init[node],
-                         nodes=self.nodes[node], stage=STAGES[self.stage[node]] if self.stage[node] >= 0 else "")
+                         nodes=self.nodes[node], stage=self._stage_name(node))
+            n, line = self.last_line[node]
+            self.ctx.emit(NcclLogEnd, n, line, node=node, rank=-1, info_lines=count, stage=self._stage_name(node))
+
+    def _stage_name(self, node: str) -> str:
+        return STAGES[self.stage[node]] if self.stage[node] >= 0 else ""

@@ -25,7 +25,7 @@ from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, Du
 from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, ProfilerTableRow, TraceCollectives,
                                TraceStraggler, TraceJob, TraceRank, TraceStep)
 from doctor.facts.nccl import (CallFailed, DeviceLimit, GdrState, HandleCorrupt, IbEvent, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
-                               NcclNet,
+                               NcclInitUnfinished, NcclLogEnd, NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
 from doctor.facts.reachability import Reachability
 from doctor.facts.policy import PolicyCount, PolicyEqual, PolicyForbid, PolicyMin, PolicyPin, PolicyRequire

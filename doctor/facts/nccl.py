@@ -117,6 +117,26 @@ class NcclLog(Fact):
 
 
 @fact
+class NcclLogEnd(Fact):
+    """Per node and input: the last NCCL line of that node, and how far NCCL's init had got by then."""
+
+    KIND = "nccl.log_end"
+    info_lines: int = 0
+    stage: str = ""                # as NcclLog.stage
+
+
+@fact
+class NcclInitUnfinished(Fact):
+    """NCCL's output stops before its communicator was complete, and nothing after it says why: no error line, no
+    training step, no benchmark figure (computed by aggregation). Where a job hangs, this is where."""
+
+    KIND = "nccl.init_unfinished"
+    stage: str = ""                # the furthest init stage reached ("" when only bootstrap and network lines came)
+    info_lines: int = 0
+    nodes: int = -1                # nodes of the job as NCCL saw them; -1 when nothing says
+
+
+@fact
 class NcclHca(Fact):
     """An HCA port NCCL's IB transport is using (NET/IB : Using [0]mlx5_0:1/IB ...)."""
 

@@ -59,6 +59,7 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("launch.config_error", _always, "crash"),
     ("trace.frame", lambda f: f.get("activity") == "process_group_setup", "init_timeout"),   # a traceback through
     # process-group setup whose own error line names nothing more specific
+    ("nccl.init_unfinished", _always, "hang"),   # NCCL's output stops inside init with nothing after it
     ("bench.verdict", lambda f: 0 <= float(f.get("ratio")) < BELOW_EXPECTATION, "slow_multinode"),
     ("bench.collective", _always, "slow_multinode"),
     ("bench.bandwidth", _always, "slow_multinode"),
@@ -68,6 +69,18 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("profile.kernels", _always, "slow_training"),
     ("profile.dataloader", _always, "slow_training"),
 )
+
+# How a sign shows its symptom, where the quoted line alone does not say it (a report quotes it beside a guess).
+SIGN_NOTES: dict[str, str] = {
+    "nccl.init_unfinished": "NCCL's output stops here, inside communicator init (no Init COMPLETE, no error after it)",
+}
+
+
+def sign_note(sign: Fact, symptom: str | None) -> str:
+    """The note beside the line that showed the symptom."""
+    note = SIGN_NOTES.get(sign.KIND)
+    return f"{note}: read as a {symptom}" if note else f"shows the symptom {symptom}"
+
 
 # Figures, not failures: an input whose only symptom sign is one of these shows no failure by itself (a verdict
 # against an expectation does).
@@ -90,6 +103,7 @@ CONTEXT_SIGNS: dict[str, tuple[str, Test]] = {
     "nccl_before_2_12": ("nccl.version", lambda f: 0 < int(f.get("version_num") or 0) < 21200),
     "gloo": ("collective.timeout", lambda f: f.get("backend") == "gloo"),
     "torchrun": ("rdzv.endpoint", _always),
+    "nccl_init_unfinished": ("nccl.init_unfinished", _always),
 }
 
 

@@ -18,7 +18,7 @@ from doctor.judgement.model import CaseView, Model, candidates, keys
 # The L2 penalty per parameter group: how far the data may pull a weight from its prior.
 # off_symptom (a stated symptom) never occurs in fitting: cases are read as uploaded, their symptom read from them.
 PENALTY: dict[str, float] = {"rule": 1.0, "bias": 1.0, "symptom": 2.0, "context": 4.0, "off_symptom_read": 1.0, "quiet_input": 1.0,
-                             "prior": 1.0}
+                             "prior": 1.0, "guess": 4.0}
 # The temperature is searched in this range. A small, easy case set (every held-out case right) drives the
 # likelihood toward ever sharper scores; the lower end keeps one lucky fold from making every score 0.99.
 TEMPERATURE_RANGE = (0.5, 4.0)

@@ -1,6 +1,7 @@
 """The ranking model: a softmax over the causes with support plus an explicit "unexplained" class.
 
-    score(c) = symptom_only[c, s]     for a cause no rule supports but the taxonomy lists for the symptom s
+    score(c) = symptom_only[c, s] + sum guess[c, k]
+                                      for a cause no rule supports but the taxonomy lists for the symptom s
     score(c) = bias[c] + symptom[c, s] + off_symptom (when c does not explain s) + sum context[c, k]
                + sum of w[rule] over the rules that count for c (doctor/judgement/evidence.py)
     P(c) = exp(score(c) / T) / (exp(u) + sum over causes with support of exp(score / T));  P(unexplained) = the rest
@@ -71,8 +72,8 @@ def candidates(view: CaseView, cause_symptoms: dict[str, tuple[str, ...]]) -> li
 
 def keys(view: CaseView, cause: str, cause_symptoms: dict[str, tuple[str, ...]]) -> list[str]:
     """The parameters that add up to score(cause) for this input."""
-    if cause not in view.evidence:
-        return [f"prior:{cause}:{view.symptom}"]
+    if cause not in view.evidence:       # a guess from the symptom, shifted by the context (fitted, held near 0)
+        return [f"prior:{cause}:{view.symptom}"] + [f"guess:{cause}:{k}" for k in view.context if k != "quiet"]
     ev = view.evidence[cause]
     out = [f"bias:{cause}"] + [f"rule:{r}" for r in ev.support] + [f"rule:{r}" for r in ev.lower]
     if view.symptom:
@@ -188,7 +189,7 @@ def unflatten(data: dict[str, Any]) -> dict[str, float]:
     for cause, entry in (data.get("causes") or {}).items():
         if "bias" in entry:
             params[f"bias:{cause}"] = float(entry["bias"])
-        for group in ("symptom", "context", "symptom_only"):
+        for group in ("symptom", "context", "symptom_only", "guess"):
             for name, w in (entry.get(group) or {}).items():
                 params[f"{'prior' if group == 'symptom_only' else group}:{cause}:{name}"] = float(w)
     return params
