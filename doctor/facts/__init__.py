@@ -44,7 +44,7 @@ _ALL: tuple[type[Fact], ...] = (
     IfnameUnused, DeviceMismatch,
     # NCCL
     NcclVersion, NcclError, NcclWarn, CallFailed, NcclNet, IbUnavailable, GdrState, NcclChannel, NcclSummary,
-    HandleCorrupt, NcclLog, NcclHca, IbEvent, DeviceLimit,
+    HandleCorrupt, NcclLog, NcclLogEnd, NcclInitUnfinished, NcclHca, IbEvent, DeviceLimit,
     # GPU and memory
     CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice, MemorySnapshot,
     # collectives
