@@ -42,6 +42,8 @@ _NCCL_CONNECT = lazy_compile(r"(?:socketStartConnect|socketConnect|Connect to|co
 _GAI = lazy_compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot be retrieved \(gai error: (?P<code>-?\d+)")
 _RESOLVE_OLD = lazy_compile(r"(?:Name or service not known|nodename nor servname|getaddrinfo failed|Temporary failure in name resolution|gaierror)")
 _BIND = lazy_compile(r"(?:bind to \[?(?P<host>[^\]\s]*?)\]?:(?P<port>\d+)|port: (?P<port2>\d+))")
+# Open MPI's TCP BTL binds each outgoing connection first; its message wraps before ": Address already in use (98)"
+_OMPI_BIND = lazy_compile(r"bind on local address \(\[?(?P<host>[^()\s]*?)\]?:(?P<port>\d+)\) failed")
 _STORE_WAIT = lazy_compile(r"[Tt]imed out after (?P<secs>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<expected>\d+) clients joined")
 _IFNAME = lazy_compile(r"Unable to find (?:address for|interface for):? ?(?P<name>[\w.:\-]+)")
 _ORDINAL = lazy_compile(r"invalid device ordinal", re.I)
@@ -65,7 +67,7 @@ class LaunchErrors(LineProbe):
     triggers = ("client socket", "is not yet listening", "retrieving ncclUniqueId", "Call to connect failed", "Connection timed out", "Connection refused", "timed out",
                 "RendezvousConnectionError", "C10d store has failed", "store based barrier", "Unable to resolve hostname", "connect() timed out", "Socket Timeout", "remote=[", "failed to connect", "Connect to",
                 "connect to", "cannot be retrieved", "Name or service not known", "name resolution", "getaddrinfo",
-                "gaierror", "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
+                "gaierror", "bind on local address", "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
                 "Duplicate GPU detected", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
                 "another process is utilizing it", "rank % device-count", "found at least two devices")
@@ -74,6 +76,7 @@ class LaunchErrors(LineProbe):
         super().__init__(ctx)
         self.gloo_pending: tuple[int, str] | None = None
         self.retries_seen: set[str] = set()
+        self.bind_head: tuple[int, str, int] | None = None    # a wrapped bind message's first line: (line, host, port)
 
     def feed(self, line_no: int, line: str) -> None:
         for handler in (self._store_connect, self._gloo_connect, self._nccl_connect, self._resolve, self._bind,
@@ -159,11 +162,21 @@ class LaunchErrors(LineProbe):
         if m:                      # accelerate checks the port itself before torch binds it
             self.ctx.emit(BindError, n, line, host="", port=int(m["port"]))
             return True
+        head = _OMPI_BIND.search(line)
+        if head:
+            self.bind_head = (n, head["host"], int(head["port"]))
         if "already in use" not in line.lower() and "EADDRINUSE" not in line:
-            return False
+            return bool(head)
         m = _BIND.search(line)
-        port = int((m["port"] or m["port2"]) if m else -1)
-        self.ctx.emit(BindError, n, line, host=(m["host"] or "") if m else "", port=port)
+        if m:
+            host, port = m["host"] or "", int(m["port"] or m["port2"])
+        elif head:
+            host, port = head["host"], int(head["port"])
+        elif self.bind_head and self.bind_head[0] == n - 1:     # the errno on the line after Open MPI's bind line
+            _, host, port = self.bind_head
+        else:
+            host, port = "", -1
+        self.ctx.emit(BindError, n, line, host=host, port=port)
         return True
 
     def _rendezvous(self, n: int, line: str) -> bool:
