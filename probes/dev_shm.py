@@ -1,4 +1,5 @@
-"""/dev/shm size and permissions, from `df /dev/shm` (1K blocks or -h), `ls -ld /dev/shm` and mount lines.
+"""/dev/shm size and permissions, from `df /dev/shm` (1K blocks or -h), `ls -ld /dev/shm` and mount lines; and a
+program's own word that /dev/shm is too small for it (Ray's object store).
 
 Sample input:
     Filesystem     1K-blocks  Used Available Use% Mounted on
@@ -10,13 +11,16 @@ from __future__ import annotations
 
 import re
 
-from doctor.facts.env import ShmSize
+from doctor.facts.env import ShmShort, ShmSize
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.regex import lazy_compile
 
 _DF = lazy_compile(r"^\S+\s+(?P<size>\d+(?:[.,]\d+)?[KMGTP]?)\s+\S+\s+\S+\s+(?:\d+%|-)\s+/dev/shm/?\s*$")
 _LS = lazy_compile(r"^(?P<mode>d[rwxsStT-]{9})[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+.*\s/dev/shm/?\s*$")
 _MOUNT = lazy_compile(r"^\S+\s+(?:on\s+)?/dev/shm\s+(?:type\s+)?tmpfs\s+\(?(?P<opts>\S+?)\)?(?:\s+\d+\s+\d+)?\s*$")
+# Ray's object store, started in a container whose /dev/shm is smaller than the store: refused, or moved to /tmp
+_RAY_SHORT = lazy_compile(r"object store size .{0,60}?exceeds (?:the capacity of )?/dev/shm"
+                          r"|object store is using /tmp instead of /dev/shm because /dev/shm has only (?P<avail>\d+) bytes")
 _POWERS = {"": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4, "P": 1024**5}
 
 
@@ -27,7 +31,7 @@ def _size(text: str) -> float:
 
 class ShmLines(LineProbe):
     name = "dev_shm"
-    yields = ("sys.shm",)
+    yields = ("sys.shm", "sys.shm_short")
     triggers = ("/dev/shm",)
 
     def __init__(self, ctx: ParseContext) -> None:
@@ -36,6 +40,11 @@ class ShmLines(LineProbe):
         self.mode: tuple[int, str, bool] | None = None
 
     def feed(self, line_no: int, line: str) -> None:
+        m = _RAY_SHORT.search(line)
+        if m:
+            self.ctx.emit(ShmShort, line_no, line, program="ray", available=float(m["avail"]) if m["avail"] else -1,
+                          refused=not m["avail"])
+            return
         m = _DF.match(line)
         if m:
             self.size = (line_no, line, _size(m["size"]))

@@ -13,7 +13,7 @@ from doctor.facts.hardware import ModuleInstalled, ModuleQuery
 from doctor.facts.hardware import GpuMemorySkew, GpuMemoryUse
 from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NativeStack, NcclCommFinding,
                                           ProcessStack, StackOutlier)
-from doctor.facts.env import (ContainerDevice, EnvVar, PackageVersion, RayVersionReport, ShmSize, Ulimit, VersionSkew,
+from doctor.facts.env import (ContainerDevice, EnvVar, PackageVersion, RayVersionReport, ShmShort, ShmSize, Ulimit, VersionSkew,
                               WheelConflict)
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.logline import ErrorLine
@@ -53,7 +53,7 @@ _ALL: tuple[type[Fact], ...] = (
     FrDump, FrGroupRank, FrMismatch, ProcessStack, StackOutlier, NcclCommFinding, InspectorRank,
     NativeStack,
     # software and configuration
-    PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize,
+    PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize, ShmShort,
     WheelConflict,
     RayVersionReport,
     # topology and measurements

@@ -76,6 +76,16 @@ class ShmSize(Fact):
 
 
 @fact
+class ShmShort(Fact):
+    """A program says /dev/shm cannot hold what it needs (Ray's object store)."""
+
+    KIND = "sys.shm_short"
+    program: str = ""
+    available: float = -1          # bytes, -1 when the message does not say
+    refused: bool = False          # the program would not start (else it went on, slower: Ray's store in /tmp)
+
+
+@fact
 class WheelConflict(Fact):
     """One NVIDIA wheel installed for several CUDA majors in one environment (derived: doctor/aggregate_launch.py)."""
 
