@@ -42,6 +42,9 @@ _NCCL_CONNECT = lazy_compile(r"(?:socketStartConnect|socketConnect|Connect to|co
 _GAI = lazy_compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot be retrieved \(gai error: (?P<code>-?\d+)")
 _RESOLVE_OLD = lazy_compile(r"(?:Name or service not known|nodename nor servname|getaddrinfo failed|Temporary failure in name resolution|gaierror)")
 _BIND = lazy_compile(r"(?:bind to \[?(?P<host>[^\]\s]*?)\]?:(?P<port>\d+)|port: (?P<port2>\d+))")
+# A Ray worker node that cannot reach the head: its raylet's Redis connection (Ray 1.x, hiredis' context.err) or GCS
+_RAY_HEAD = lazy_compile(r"Could not establish connection to redis (?P<host>[^\s:]+):(?P<port>\d+) \(context\.err"
+                         r"|Failed to connect to GCS at address (?P<host2>[\w.\-]+):(?P<port2>\d+)")
 # Open MPI's TCP BTL binds each outgoing connection first; its message wraps before ": Address already in use (98)"
 _OMPI_BIND = lazy_compile(r"bind on local address \(\[?(?P<host>[^()\s]*?)\]?:(?P<port>\d+)\) failed")
 _STORE_WAIT = lazy_compile(r"[Tt]imed out after (?P<secs>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<expected>\d+) clients joined")
@@ -70,7 +73,8 @@ class LaunchErrors(LineProbe):
                 "gaierror", "bind on local address", "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
                 "Duplicate GPU detected", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
-                "another process is utilizing it", "rank % device-count", "found at least two devices")
+                "another process is utilizing it", "Could not establish connection to redis",
+                "Failed to connect to GCS at address", "rank % device-count", "found at least two devices")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -79,7 +83,7 @@ class LaunchErrors(LineProbe):
         self.bind_head: tuple[int, str, int] | None = None    # a wrapped bind message's first line: (line, host, port)
 
     def feed(self, line_no: int, line: str) -> None:
-        for handler in (self._store_connect, self._gloo_connect, self._nccl_connect, self._resolve, self._bind,
+        for handler in (self._store_connect, self._gloo_connect, self._nccl_connect, self._ray_connect, self._resolve, self._bind,
                         self._rendezvous, self._ranks):
             if handler(line_no, line):
                 return
@@ -146,6 +150,13 @@ class LaunchErrors(LineProbe):
         self.ctx.emit(ConnectError, n, line, host=host, port=int(port), outcome=outcome, transport=transport,
                       loopback=loopback, link_local=link_local)
         return True
+
+    def _ray_connect(self, n: int, line: str) -> bool:
+        m = _RAY_HEAD.search(line)
+        if not m:
+            return False
+        outcome = "timeout" if m["host2"] and "within" in line else "other"
+        return self._connect(n, line, m["host"] or m["host2"], m["port"] or m["port2"], outcome, "ray")
 
     def _resolve(self, n: int, line: str) -> bool:
         m = _GAI.search(line)

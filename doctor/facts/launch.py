@@ -22,7 +22,7 @@ class ConnectError(Fact):
     host: str = ""
     port: int = -1
     outcome: str = "other"
-    transport: str = "unknown"     # store | gloo | nccl | rdzv (torchrun c10d rendezvous) | horovod (horovodrun HTTP) | unknown
+    transport: str = "unknown"     # store | gloo | nccl | rdzv (torchrun c10d rendezvous) | horovod (horovodrun HTTP) | ray (a worker node to the head) | unknown
     loopback: bool = False         # the remote address is 127.0.0.0/8 or ::1
     link_local: bool = False       # the remote address is fe80::/10 or 169.254/16
 

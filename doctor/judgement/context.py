@@ -42,8 +42,9 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("stack.native", _stuck_in_collective, "hang"),
     ("stack.process", _stuck_in_collective, "hang"),
     ("rdzv.timeout", _always, "init_timeout"),
-    ("net.connect_error", lambda f: f.get("transport") in ("store", "rdzv", "gloo") or f.get("outcome") == "timeout",
-     "init_timeout"),     # gloo connects every pair when the group is created (connectFullMesh): a failed connect is init
+    ("net.connect_error", lambda f: f.get("transport") in ("store", "rdzv", "gloo", "ray") or f.get("outcome") == "timeout",
+     "init_timeout"),     # gloo connects every pair when the group is created (connectFullMesh): a failed connect is init;
+    # a Ray worker node that cannot reach the head never joins the cluster
     ("net.resolve_error", _always, "init_timeout"),
     ("stack.native", _stuck_forming, "init_timeout"),
     ("stack.process", _stuck_forming, "init_timeout"),

@@ -157,3 +157,18 @@ def test_a_header_repeated_before_any_row_is_a_copy_running_alongside() -> None:
     assert two.copies_together == 1
     unequal = TWO_COPIES.replace("3.94156", "7.5")
     assert kinds(parse_lines(NcclTests, unequal), "bench.collective")[0].copies_together == 0
+
+
+RAY_REDIS = ("F1119 08:22:23.602082 1513663 1513663 redis_context.cc:298] Could not establish connection to redis "
+             "161.97.xx.xxx:12662 (context.err = 1)\n")     # fixtures/cases/port-blocked-ray-12153 (Ray 1.0 raylet)
+RAY_GCS = ("[2026-03-01 22:48:01,851 W 6578 6578] rpc_client.h:153: Failed to connect to GCS at address "
+           "10.166.166.106:6379 within 5 seconds.\n")      # a public Ray 2.x worker start log
+REDIS_ELSEWHERE = "Could not establish connection to Redis after maximum retries.\n"   # a web app's own message
+
+
+def test_a_ray_worker_that_cannot_reach_the_head_is_a_connect_failure() -> None:
+    (redis,) = kinds(parse_lines(LaunchErrors, RAY_REDIS), "net.connect_error")
+    assert (redis.transport, redis.host, redis.port, redis.outcome) == ("ray", "161.97.xx.xxx", 12662, "other")
+    (gcs,) = kinds(parse_lines(LaunchErrors, RAY_GCS), "net.connect_error")
+    assert (gcs.transport, gcs.host, gcs.port, gcs.outcome) == ("ray", "10.166.166.106", 6379, "timeout")
+    assert not kinds(parse_lines(LaunchErrors, REDIS_ELSEWHERE), "net.connect_error")
