@@ -6,6 +6,7 @@ Sample input:
     OSError: [Errno 24] Too many open files
     RuntimeError: Too many open files. Communication with the workers is no longer possible. Please increase the limit using `ulimit -n` in the shell or change the sharing strategy by calling `torch.multiprocessing.set_sharing_strategy('file_system')` at the beginning of your code
     misc/socket.cc:480 NCCL WARN socketStartConnect: socket() failed : Too many open files
+    "COULD NOT CREATE A LOGGINGFILE .... Could not create logging file: Too may open files"   (Ray's glog, sic)
 """
 from __future__ import annotations
 
@@ -15,13 +16,15 @@ from doctor.probing.contract import LineProbe
 from doctor.probing.regex import lazy_compile
 
 _ULIMIT_N = lazy_compile(r"open files\s+\(-n\)\s+(?P<v>\d+|unlimited)|^nofiles\s+(?P<dash>\d+|unlimited)\s*$")
-_CALL = lazy_compile(r"(?P<call>socket|accept4?|open|pipe|epoll_create1?|dup2?|shm_open)\(?\)?[^\n]{0,40}?Too many open files")
+_EMFILE = "(?:Too many open files|Too may open files)"    # the second: Ray's logging-file error, as two reports print it
+_CALL = lazy_compile(r"(?P<call>socket|accept4?|open|pipe|epoll_create1?|dup2?|shm_open)\(?\)?[^\n]{0,40}?" + _EMFILE)
+_OUT_OF_FILES = lazy_compile(_EMFILE + "|EMFILE")
 
 
 class OpenFiles(LineProbe):
     name = "open_files"
     yields = ("sys.ulimit", "sys.call_failed")
-    triggers = ("open files", "nofiles", "Too many open files", "EMFILE")
+    triggers = ("open files", "nofiles", "Too many open files", "Too may open files", "EMFILE")
 
     def feed(self, line_no: int, line: str) -> None:
         m = _ULIMIT_N.search(line)
@@ -29,7 +32,7 @@ class OpenFiles(LineProbe):
             value = m["v"] or m["dash"]          # bash: 'open files (-n) 1024'; dash: 'nofiles 1024'
             self.ctx.emit(Ulimit, line_no, line, name="nofile", kb=-1 if value == "unlimited" else int(value))
             return
-        if "Too many open files" in line or "EMFILE" in line:
+        if _OUT_OF_FILES.search(line):
             call = _CALL.search(line)
             self.ctx.emit(CallFailed, line_no, line, call=call["call"] if call else "open", errno="EMFILE",
                           resource="file descriptors")

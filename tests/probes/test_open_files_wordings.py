@@ -1,0 +1,22 @@
+"""probes/open_files.py on Ray's logging-file error, as two reporters a year apart printed it (sic: 'Too may')."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from doctor.probing.contract import parse_lines
+from probes.open_files import OpenFiles
+
+CASES = Path(__file__).resolve().parents[2] / "fixtures" / "cases"
+
+
+@pytest.mark.parametrize("case", ["nofile-ray-10104", "nofile-ray-6583"])
+def test_rays_logging_file_error_is_running_out_of_descriptors(case: str) -> None:
+    text = next((CASES / case / "input").iterdir()).read_text(encoding="utf-8")
+    (failed,) = [f for f in parse_lines(OpenFiles, text) if f.KIND == "sys.call_failed"]
+    assert failed.errno == "EMFILE" and failed.resource == "file descriptors"
+
+
+def test_open_files_in_prose_is_not_a_failure() -> None:
+    assert not [f for f in parse_lines(OpenFiles, "Tip: keep the number of open files low\n") if f.KIND == "sys.call_failed"]
