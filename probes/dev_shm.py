@@ -41,9 +41,12 @@ class ShmLines(LineProbe):
 
     def feed(self, line_no: int, line: str) -> None:
         m = _RAY_SHORT.search(line)
+        if m and m["avail"]:      # Ray measured /dev/shm (free bytes, all of it in a fresh container): a size like df's
+            self.size = self.size or (line_no, line, float(m["avail"]))
+            self.ctx.emit(ShmShort, line_no, line, program="ray", available=float(m["avail"]), refused=False)
+            return
         if m:
-            self.ctx.emit(ShmShort, line_no, line, program="ray", available=float(m["avail"]) if m["avail"] else -1,
-                          refused=not m["avail"])
+            self.ctx.emit(ShmShort, line_no, line, program="ray", available=-1, refused=True)
             return
         m = _DF.match(line)
         if m:

@@ -14,9 +14,13 @@ RAY_FALLBACK = ("2023-09-20 18:06:25,855 WARNING services.py:1889 -- WARNING: Th
                 "increase /dev/shm size by")
 
 
-def shm_short(paths: list[str]) -> list:
+def facts_of(paths: list[str], kind: str) -> list:
     from probes import DOCUMENT_PROBES, LINE_PROBES, STREAM_PROBES
-    return [f for f in gather_files(paths, LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES).facts if f.KIND == "sys.shm_short"]
+    return [f for f in gather_files(paths, LINE_PROBES, DOCUMENT_PROBES, STREAM_PROBES).facts if f.KIND == kind]
+
+
+def shm_short(paths: list[str]) -> list:
+    return facts_of(paths, "sys.shm_short")
 
 
 def test_ray_refusing_its_object_store_is_read() -> None:
@@ -29,3 +33,5 @@ def test_ray_moving_its_store_to_tmp_is_read_with_the_size(tmp_path: Path) -> No
     log.write_text(RAY_FALLBACK + "\n", encoding="utf-8")
     (short,) = shm_short([str(log)])
     assert not short.refused and short.available == 67108864
+    (size,) = facts_of([str(log)], "sys.shm")     # Ray measured /dev/shm: the size NODE001 judges, as from df
+    assert size.size == 67108864
