@@ -75,7 +75,7 @@ class NcclLogProbe(LineProbe):
     name = "nccl_log"
     yields = ("nccl.version", "nccl.hca", "pkg.version", "nccl.net", "nccl.ib_unavailable", "nccl.gdr", "nccl.channel", "net.interface", "nccl.log", "nccl.log_end",
               "net.ifname_error", "nccl.device_limit")
-    triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin",
+    triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin", "NET/OFI",
                 "libibverbs", "userspace device-specific driver", "via NET", "via P2P", "via SHM", "GPU Direct RDMA", "No usable listening interface",
                 "no socket interface found", "No socket interface found", "no interface found", "interfaces found",
                 "Socket creation failed : Address family")
@@ -156,6 +156,8 @@ class NcclLogProbe(LineProbe):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_verbs_provider")
         elif "libibverbs" in line and ("Failed to open" in line or "not found" in line or "Could not" in line):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_verbs_lib")
+        elif "NET/OFI" in line and ("fi_getinfo() call failed" in line or "Unable to find a protocol that worked" in line):
+            self.ctx.emit(IbUnavailable, line_no, line, reason="no_ofi_provider")   # aws-ofi-nccl found no EFA device
         elif (m := _IB_DISABLE.search(line)) and m["v"].rstrip(".") not in ("0", ""):
             self.ctx.emit(IbUnavailable, line_no, line, reason="disabled_by_env")   # a cut line without the value says nothing
 

@@ -56,7 +56,8 @@ class NcclNet(Fact):
 
 @fact
 class IbUnavailable(Fact):
-    """NCCL could not use InfiniBand/RoCE. reason: no_device | no_verbs_lib | no_verbs_provider | disabled_by_env."""
+    """NCCL could not use InfiniBand/RoCE. reason: no_device | no_verbs_lib | no_verbs_provider | disabled_by_env |
+    no_ofi_provider (the AWS OFI plugin's libfabric found no EFA device: fi_getinfo failed)."""
 
     KIND = "nccl.ib_unavailable"
     reason: str = ""
