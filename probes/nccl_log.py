@@ -39,12 +39,16 @@ _NO_INTERFACE = lazy_compile(r"No usable listening interface|no socket interface
 _CHANNEL = lazy_compile(r"(?:(?:Channel|Ring) \d+(?:/\d+)? : |^\s*\d+\[[0-9a-fA-F]+\] -> \d+\[[0-9a-fA-F]+\] )"   # a pasted connection line may lack its prefix
                         r".* via (?P<tr>(?:NET/[\w ]+?|P2P|SHM|CollNet|NVLS)[\w/ ]*?)\s*(?:comm|$)")
 
+# NCCL 2.2 and before printed the level without "NCCL": 'host:24:201 [0] INFO Using internal Network Socket',
+# 'host:24:201 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]'
+_OLD_LEVEL = lazy_compile(r"^\S+:\d+:\d+ \[\d+\] (?:[\w/.\-]+:\d+ )?(?:INFO|WARN) ")
+
 # How far NCCL's init got, in order: reading the machine's topology, computing rings/trees, connecting the channels,
 # the communicator complete, collectives running. A stage is known only from a line that belongs to it.
 STAGES = ("topology", "graph", "connect", "complete", "running")
 _STAGE_SIGNS = (
     ("running", lazy_compile(r"\bopCount [0-9a-f]+\b")),
-    ("complete", lazy_compile(r"Init COMPLETE|\binit done\b")),
+    ("complete", lazy_compile(r"Init COMPLETE|\binit done\b|Launch mode (?:Parallel|Group)")),   # launch mode: once all are up
     ("connect", lazy_compile(r"Connected all (?:rings|trees)|\bvia (?:P2P|SHM|NET|CollNet|NVLS)")),
     ("graph", lazy_compile(r"\bPattern \d+, crossNic|\b(?:Ring|Tree) \d+ : |Channel \d+/\d+ :|\bTrees \[|Setting affinity for GPU")),
     ("topology", lazy_compile(r"Loading (?:topology file|unnamed topology)|Topology detection|\bAttached to |=== System : ")),
@@ -75,7 +79,7 @@ class NcclLogProbe(LineProbe):
     name = "nccl_log"
     yields = ("nccl.version", "nccl.hca", "pkg.version", "nccl.net", "nccl.ib_unavailable", "nccl.gdr", "nccl.channel", "net.interface", "nccl.log", "nccl.log_end",
               "net.ifname_error", "nccl.device_limit")
-    triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin", "NET/OFI",
+    triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin", "NET/OFI", "] INFO ",
                 "libibverbs", "userspace device-specific driver", "via NET", "via P2P", "via SHM", "GPU Direct RDMA", "No usable listening interface",
                 "no socket interface found", "No socket interface found", "no interface found", "interfaces found",
                 "Socket creation failed : Address family")
@@ -123,7 +127,7 @@ class NcclLogProbe(LineProbe):
 
     def _count(self, line_no: int, line: str) -> str:
         fact_node = self.ctx.node
-        if "NCCL INFO" in line or "NCCL WARN" in line:
+        if "NCCL INFO" in line or "NCCL WARN" in line or _OLD_LEVEL.match(line):
             fact_node = who(line, self.ctx.node).node
             self.info_lines[fact_node] += 1
             self.first_line.setdefault(fact_node, (line_no, line))

@@ -172,3 +172,18 @@ def test_a_ray_worker_that_cannot_reach_the_head_is_a_connect_failure() -> None:
     (gcs,) = kinds(parse_lines(LaunchErrors, RAY_GCS), "net.connect_error")
     assert (gcs.transport, gcs.host, gcs.port, gcs.outcome) == ("ray", "10.166.166.106", 6379, "timeout")
     assert not kinds(parse_lines(LaunchErrors, REDIS_ELSEWHERE), "net.connect_error")
+
+
+NCCL_22 = """\
+C4140-V100-1:24:201 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]
+C4140-V100-1:24:201 [0] INFO Using internal Network Socket
+C4140-V100-1:24:201 [0] INFO NET : Using interface ib0:192.168.11.1<0>
+C4140-V100-2:24:229 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]
+"""                                   # fixtures/cases/ib-not-used-horovod-288 (NCCL 2.2.12: no "NCCL" before the level)
+
+
+def test_nccl_22_lines_without_the_nccl_word_are_nccl_lines() -> None:
+    facts = parse_lines(NcclLog, NCCL_22)
+    assert sorted(f.node for f in kinds(facts, "nccl.log")) == ["C4140-V100-1", "C4140-V100-2"]
+    assert {f.reason for f in kinds(facts, "nccl.ib_unavailable")} == {"no_verbs_lib"}
+    assert not kinds(parse_lines(NcclLog, "2024-01-01 12:00:00 [0] INFO loading the model\n"), "nccl.log")
