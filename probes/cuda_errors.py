@@ -37,13 +37,13 @@ class CudaErrors(LineProbe):
     name = "cuda_errors"
     yields = ("cuda.error", "gpu.fault", "worker.bus_error")
     triggers = tuple(words for words, _ in _CUDA) + ("NVRM", "Xid", "fallen off the bus", "Bus error", "bus error",
-                                                   "BUS error")   # PaddlePaddle: "Unexpected BUS error encountered in DataLoader worker"
+                                                   "BUS error", "Signal 7 (SIGBUS)")   # PaddlePaddle: "Unexpected BUS error encountered in DataLoader worker"
 
     def feed(self, line_no: int, line: str) -> None:
         if "NVRM" in line or "Xid" in line or "fallen off the bus" in line:
             self._fault(line_no, line)
             return
-        if "bus error" in line.lower():
+        if "bus error" in line.lower() or "Signal 7 (SIGBUS)" in line:   # the second: torchrun's failure summary
             self.ctx.emit(BusError, line_no, line, shm_hint="shared memory" in line or "shm" in line)
             return
         for words, kind in _CUDA:

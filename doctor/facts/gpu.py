@@ -48,7 +48,8 @@ class OomEvent(Fact):
 
 @fact
 class BusError(Fact):
-    """A DataLoader worker died of SIGBUS; shm_hint when the message blames shared memory."""
+    """A process died of SIGBUS (a DataLoader worker, or a rank as torchrun reports it); shm_hint when the message
+    blames shared memory."""
 
     KIND = "worker.bus_error"
     shm_hint: bool = False
