@@ -29,6 +29,8 @@ _CUDA: tuple[tuple[str, str], ...] = (
     # creating the CUDA context itself ran out of memory: this process had allocated nothing yet
     ("CtxRetain: CUDA_ERROR_OUT_OF_MEMORY", "context_oom"), ("cuCtxCreate: CUDA_ERROR_OUT_OF_MEMORY", "context_oom"),
 )
+# TensorRT-LLM checks every GPU pair at start-up: "[TensorRT-LLM][WARNING] Device 2 peer access Device 5 is not available."
+_PEER_UNAVAILABLE = lazy_compile(r"Device \d+ peer access Device \d+ is not available")
 _CAUSED_BY = lazy_compile(r"caused by previous Xid (?P<xid>\d+)")
 _XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
 
@@ -36,8 +38,11 @@ _XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
 class CudaErrors(LineProbe):
     name = "cuda_errors"
     yields = ("cuda.error", "gpu.fault", "worker.bus_error")
-    triggers = tuple(words for words, _ in _CUDA) + ("NVRM", "Xid", "fallen off the bus", "Bus error", "bus error",
-                                                   "BUS error", "Signal 7 (SIGBUS)")   # PaddlePaddle: "Unexpected BUS error encountered in DataLoader worker"
+    triggers = tuple(words for words, _ in _CUDA) + (
+        "NVRM", "Xid", "fallen off the bus", "Bus error", "bus error",
+        "BUS error",            # PaddlePaddle: "Unexpected BUS error encountered in DataLoader worker"
+        "Signal 7 (SIGBUS)",    # torchrun's failure summary of a rank killed by SIGBUS
+        "peer access Device")   # TensorRT-LLM's start-up check of each GPU pair
 
     def feed(self, line_no: int, line: str) -> None:
         if "NVRM" in line or "Xid" in line or "fallen off the bus" in line:
@@ -45,6 +50,9 @@ class CudaErrors(LineProbe):
             return
         if "bus error" in line.lower() or "Signal 7 (SIGBUS)" in line:   # the second: torchrun's failure summary
             self.ctx.emit(BusError, line_no, line, shm_hint="shared memory" in line or "shm" in line)
+            return
+        if _PEER_UNAVAILABLE.search(line):
+            self.ctx.emit(CudaError, line_no, line, error="peer_access", detail="peer access is not available")
             return
         for words, kind in _CUDA:
             if words in line:
