@@ -84,9 +84,12 @@ def sign_note(sign: Fact, symptom: str | None) -> str:
 
 
 # Figures, not failures: an input whose only symptom sign is one of these shows no failure by itself (a verdict
-# against an expectation does).
+# against an expectation does). Nor does an NCCL log that stops inside init: a hung job's log and a healthy excerpt
+# read the same, and healthy means no error line and no measurement outside its expectation. The sign still names
+# the symptom for the differential, and shifts the guesses once the user says the job hangs (--symptom hang).
 MEASUREMENT_KINDS = frozenset({"bench.collective", "bench.bandwidth", "trace.step", "train.steps", "gpu.utilisation",
                                "profile.kernels", "profile.dataloader"})
+NOT_FAILURES = MEASUREMENT_KINDS | {"nccl.init_unfinished"}
 
 QUIET = "quiet"      # no error line and no sign of a symptom: what healthy inputs look like (slow_* causes aside)
 LAUNCHER_PROBES = ("openmpi", "horovod", "deepspeed", "lightning", "accelerate", "tensorflow")
@@ -132,7 +135,7 @@ def shows_failure(facts: list[Fact]) -> bool:
     for f in facts:
         if f.KIND == "log.error_line":
             return True
-        if f.KIND in MEASUREMENT_KINDS:
+        if f.KIND in NOT_FAILURES:
             continue
         if any(kind == f.KIND and test(f) for kind, test, _ in SYMPTOM_SIGNS):
             return True

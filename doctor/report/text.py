@@ -60,6 +60,11 @@ def render(report: Report) -> RenderableType:
         parts.append(Text("No known cause found in these inputs.", style="bold green"))
         parts.append(Text("Add more artifacts (NCCL_DEBUG=INFO log, nvidia-smi topo -m, collect_env) or run "
                           "`doctor scan` on the node.", style="grey50"))
+        stop = next((f for f in report.facts if f.KIND == "nccl.init_unfinished"), None)
+        if stop is not None:
+            parts.append(Text(printable(f"NCCL's output stops inside communicator init at {stop.origin.source}:"
+                                        f"{stop.origin.line}. If the job hangs there, run again with --symptom hang "
+                                        "for the usual causes and the check that tells each apart."), style="yellow"))
     for i, d in enumerate(report.diagnoses[:MAX_SHOWN], 1):
         parts.append(diagnosis_panel(i, d))
     if len(report.diagnoses) > MAX_SHOWN:
