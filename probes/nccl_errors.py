@@ -113,9 +113,7 @@ class NcclErrors(LineProbe):
         elif any(w in low for w in ("unable to write to file </torch_", "unable to open shared memory object",
                                     "unable to allocate shared memory", "unable to mmap")):
             self._call(n, line, "shm_alloc", "/dev/shm")   # DataLoader workers passing tensors through /dev/shm
-        thread = _THREAD.search(line)
-        c = _CONNECT_GID.search(line)
-        if c and thread:
+        if " qpn " in line and (c := _CONNECT_GID.search(line)) and (thread := _THREAD.search(line)):
             self.connect_gid[thread["t"]] = (int(c["i"]), _gid_text(c["prefix"], c["iid"]))
         m = _QP.search(line)
         if m:
@@ -123,7 +121,8 @@ class NcclErrors(LineProbe):
             dev = _DEV.search(line)
             local, remote = _LOCAL_GID.search(line), _REMOTE_GID.search(line)
             index, local_gid = int(gid["i"]) if gid else -1, local["g"] if local else ""
-            if not gid and not local and thread and thread["t"] in self.connect_gid:   # 2.2x: the GID came on the connect line
+            if not gid and not local and self.connect_gid and (thread := _THREAD.search(line)) \
+                    and thread["t"] in self.connect_gid:   # 2.2x: the GID came on the connect line
                 index, local_gid = self.connect_gid[thread["t"]]
             self._call(n, line, _call_name(m["call"]), dev["dev"] if dev else "",
                        gid_index=index, roce="::ffff:" in line or "RoCE" in line,
