@@ -41,7 +41,7 @@ _CHANNEL = lazy_compile(r"(?:(?:Channel|Ring) \d+(?:/\d+)? : |^\s*\d+\[[0-9a-fA-
 
 # NCCL 2.2 and before printed the level without "NCCL": 'host:24:201 [0] INFO NET : Using interface ib0:...',
 # 'host:24:201 [0] misc/ibvwrap.cu:61 WARN Failed to open libibverbs.so[.1]'. Such lines count when one of the
-# triggers below brings them (NET/, libibverbs, Bootstrap...); a trigger on "] INFO " alone would feed every line
+# triggers below brings them (NET/, libibverbs, "Using internal Network"...); a trigger on "] INFO " alone would feed every line
 # of an application log in that format to this probe (9x slower on 300k lines).
 _OLD_LEVEL = lazy_compile(r"^\S+:\d+:\d+ \[\d+\] (?:[\w/.\-]+:\d+ )?(?:INFO|WARN) ")
 
@@ -81,7 +81,7 @@ class NcclLogProbe(LineProbe):
     name = "nccl_log"
     yields = ("nccl.version", "nccl.hca", "pkg.version", "nccl.net", "nccl.ib_unavailable", "nccl.gdr", "nccl.channel", "net.interface", "nccl.log", "nccl.log_end",
               "net.ifname_error", "nccl.device_limit")
-    triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin", "NET/OFI",
+    triggers = ("NCCL INFO", "NCCL version", "cudaDriverVersion", "NET : Using interface", "NET/IB", "NET/Socket", "Using network", "Bootstrap", "NET/Plugin", "NET/OFI", "Using internal Network",
                 "libibverbs", "userspace device-specific driver", "via NET", "via P2P", "via SHM", "GPU Direct RDMA", "No usable listening interface",
                 "no socket interface found", "No socket interface found", "no interface found", "interfaces found",
                 "Socket creation failed : Address family")
