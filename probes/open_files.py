@@ -7,6 +7,8 @@ Sample input:
     RuntimeError: Too many open files. Communication with the workers is no longer possible. Please increase the limit using `ulimit -n` in the shell or change the sharing strategy by calling `torch.multiprocessing.set_sharing_strategy('file_system')` at the beginning of your code
     misc/socket.cc:480 NCCL WARN socketStartConnect: socket() failed : Too many open files
     "COULD NOT CREATE A LOGGINGFILE .... Could not create logging file: Too may open files"   (Ray's glog, sic)
+    E1016 17:14:42.006647171   33721 tcp_server_posix.cc:213]    Failed accept4: Too
+     many open files                  (gRPC's line as a terminal wrapped it: the tail alone names EMFILE)
 """
 from __future__ import annotations
 
@@ -19,12 +21,16 @@ _ULIMIT_N = lazy_compile(r"open files\s+\(-n\)\s+(?P<v>\d+|unlimited)|^nofiles\s
 _EMFILE = "(?:Too many open files|Too may open files)"    # the second: Ray's logging-file error, as two reports print it
 _CALL = lazy_compile(r"(?P<call>socket|accept4?|open|pipe|epoll_create1?|dup2?|shm_open)\(?\)?[^\n]{0,40}?" + _EMFILE)
 _OUT_OF_FILES = lazy_compile(_EMFILE + "|EMFILE")
+# strerror(EMFILE) cut after "Too" by a terminal or a pager: the next line starts with its tail, which nothing
+# else prints at the start of a line
+_WRAPPED_TAIL = lazy_compile(r"^\s*many open files\s*$")
 
 
 class OpenFiles(LineProbe):
     name = "open_files"
     yields = ("sys.ulimit", "sys.call_failed")
-    triggers = ("open files", "nofiles", "Too many open files", "Too may open files", "EMFILE")
+    triggers = ("open files", "nofiles", "Too many open files", "Too may open files", "EMFILE")   # "open files" also
+    # brings the tail of a wrapped "Too many open files" (_WRAPPED_TAIL)
 
     def feed(self, line_no: int, line: str) -> None:
         m = _ULIMIT_N.search(line)
@@ -32,7 +38,7 @@ class OpenFiles(LineProbe):
             value = m["v"] or m["dash"]          # bash: 'open files (-n) 1024'; dash: 'nofiles 1024'
             self.ctx.emit(Ulimit, line_no, line, name="nofile", kb=-1 if value == "unlimited" else int(value))
             return
-        if _OUT_OF_FILES.search(line):
+        if _OUT_OF_FILES.search(line) or _WRAPPED_TAIL.match(line):
             call = _CALL.search(line)
             self.ctx.emit(CallFailed, line_no, line, call=call["call"] if call else "open", errno="EMFILE",
                           resource="file descriptors")

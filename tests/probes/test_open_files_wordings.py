@@ -20,3 +20,16 @@ def test_rays_logging_file_error_is_running_out_of_descriptors(case: str) -> Non
 
 def test_open_files_in_prose_is_not_a_failure() -> None:
     assert not [f for f in parse_lines(OpenFiles, "Tip: keep the number of open files low\n") if f.KIND == "sys.call_failed"]
+
+
+def test_grpc_accept_error_wrapped_by_the_terminal_is_running_out_of_descriptors() -> None:
+    # gcs_server.err of ray#11309, verbatim: the pager cut "Too many open files" after "Too"
+    text = ("E1016 17:14:42.006647171   33721 tcp_server_posix.cc:213]    Failed accept4: Too\n"
+            " many open files\n")
+    (failed,) = [f for f in parse_lines(OpenFiles, text) if f.KIND == "sys.call_failed"]
+    assert failed.errno == "EMFILE" and failed.origin.line == 2
+
+
+def test_a_sentence_about_many_open_files_is_not_a_failure() -> None:
+    text = "The job keeps many open files in its cache directory\n"
+    assert not [f for f in parse_lines(OpenFiles, text) if f.KIND == "sys.call_failed"]
