@@ -77,13 +77,23 @@ def machine_rank_duplicates(facts: list[Fact]) -> list[Fact]:
     return out
 
 
+# accelerate launch with DeepSpeed on several machines starts DeepSpeed's own runner (pdsh by default), which
+# reads the hostfile: its --num_machines is then the node count DeepSpeed was asked for
+_RUNS_DEEPSPEEDS_RUNNER = {"deepspeed": ("deepspeed", "accelerate")}
+
+
+def _several(value: str) -> bool:
+    """A node count above one, or a shell variable ($WORKER_NUM): a script written for several nodes."""
+    return (value.isdigit() and int(value) > 1) or value.startswith("$")
+
+
 def hostfile_ignored(facts: list[Fact]) -> list[Fact]:
     """DeepSpeed said 'Unable to find hostfile' although the launch asked for several nodes or named a hostfile."""
     missing = [h for h in _of(facts, Hostfile) if not h.found]
     if not missing:
         return []
-    wanted = [o for o in _of(facts, LaunchOption) if o.launcher == missing[0].launcher and (
-        (o.name == "num_nodes" and o.value.isdigit() and int(o.value) > 1) or o.name == "hostfile")]
+    wanted = [o for o in _of(facts, LaunchOption) if o.launcher in _RUNS_DEEPSPEEDS_RUNNER.get(missing[0].launcher, ())
+              and ((o.name in ("num_nodes", "num_machines") and _several(o.value)) or o.name == "hostfile")]
     if not wanted:
         return []
     w = wanted[0]

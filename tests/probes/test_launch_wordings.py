@@ -187,3 +187,27 @@ def test_nccl_22_lines_without_the_nccl_word_are_nccl_lines() -> None:
     assert sorted(f.node for f in kinds(facts, "nccl.log")) == ["C4140-V100-1", "C4140-V100-2"]
     assert {f.reason for f in kinds(facts, "nccl.ib_unavailable")} == {"no_verbs_lib"}
     assert not kinds(parse_lines(NcclLog, "2024-01-01 12:00:00 [0] INFO loading the model\n"), "nccl.log")
+
+
+ACCELERATE_MULTILINE = """\
+accelerate launch --config_file ./ds_zero2_config.yaml \\
+    --num_processes $WORKER_GPU \\
+    --num_machines $WORKER_NUM \\
+    --machine_rank $WORKER_IDX \\
+    --main_process_ip $HOST0 \\
+    --main_process_port $PORT0 \\
+    src/run_sft.py ${train_sft_args}
+"""                                   # fixtures/cases/rank-llamafactory-176, command.txt verbatim
+
+
+def test_a_command_continued_with_backslashes_keeps_its_launchers_flags() -> None:
+    from probes.launch_command import LaunchCommand
+    got = {(f.launcher, f.name, f.value, f.origin.line) for f in parse_lines(LaunchCommand, ACCELERATE_MULTILINE)}
+    assert ("accelerate", "num_machines", "$WORKER_NUM", 3) in got
+    assert ("accelerate", "main_process_port", "$PORT0", 6) in got
+
+
+def test_flags_after_a_line_that_is_not_continued_are_not_the_launchers() -> None:
+    from probes.launch_command import LaunchCommand
+    text = "accelerate launch train.py\n    --num_machines 4 \\\n"
+    assert not [f for f in parse_lines(LaunchCommand, text) if f.name == "num_machines"]
