@@ -24,6 +24,8 @@ _NCCL_ECHO = lazy_compile(r"\b" + _NAME + r" set (?:by environment )?(?:to )(?P<
 _NCCL_ECHO_BARE = lazy_compile(r"\b" + _NAME + r" set by environ")
 _YAML_NAME = lazy_compile(r"-\s*name:\s*[\"']?" + _NAME + r"[\"']?\s*$")
 _YAML_VALUE = lazy_compile(r"^\s*value:\s*[\"']?(?P<value>[^\"']*)[\"']?\s*$")
+# advice, not a setting: PyTorch's OOM message ends "try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"
+_ADVICE = lazy_compile(r"(?i)\b(?:try|consider|please|you (?:can|could|may|should))\s+(?:setting|to set|set)\s+$")
 SECRET = lazy_compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)", re.I)
 
 
@@ -61,6 +63,8 @@ class EnvVars(LineProbe):
         if line.lstrip().startswith("#"):
             return   # a commented-out assignment ("#export NCCL_SHM_DISABLE=1") is not set
         for m in _ASSIGN.finditer(line):
+            if _ADVICE.search(line, 0, m.start("name")):
+                continue   # a message suggesting a setting has not set it
             self._emit(line_no, line, m["name"], m["value"].strip("\"'"), "environ")
 
     def _emit(self, n: int, line: str, name: str, value: str, source: str) -> None:
