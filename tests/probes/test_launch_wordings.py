@@ -187,3 +187,20 @@ def test_nccl_22_lines_without_the_nccl_word_are_nccl_lines() -> None:
     assert sorted(f.node for f in kinds(facts, "nccl.log")) == ["C4140-V100-1", "C4140-V100-2"]
     assert {f.reason for f in kinds(facts, "nccl.ib_unavailable")} == {"no_verbs_lib"}
     assert not kinds(parse_lines(NcclLog, "2024-01-01 12:00:00 [0] INFO loading the model\n"), "nccl.log")
+
+
+STORE_TIMEOUT_WRAPPED = """\
+(RayWorkerVllm pid=207931, ip=10.0.1.75) [E socket.cpp:922] [c10d] The client socket has timed out after 1800s while trying to connect to (172.17.0.2
+, 44737).
+"""                                   # fixtures/cases/addr-openrlhf-265: the paste wrapped after the host
+
+
+def test_store_timeout_wrapped_after_the_host_still_names_the_host() -> None:
+    (err,) = kinds(parse_lines(LaunchErrors, STORE_TIMEOUT_WRAPPED), "net.connect_error")
+    assert (err.transport, err.outcome, err.host, err.port, err.origin.line) == ("store", "timeout", "172.17.0.2", -1, 1)
+
+
+def test_store_timeout_with_host_and_port_on_one_line_keeps_its_port() -> None:
+    line = "[E socket.cpp:860] [c10d] The client socket has timed out after 900s while trying to connect to (ip-192-168-1-95, 12234)\n"
+    (err,) = kinds(parse_lines(LaunchErrors, line), "net.connect_error")    # aws-hpc-tutorials#448
+    assert (err.host, err.port) == ("ip-192-168-1-95", 12234)
