@@ -18,8 +18,10 @@ from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import address_class, errno_of
 from doctor.probing.regex import lazy_compile
 
+# A pasted log wrapped at the terminal's width can end the line after the host: '... connect to (172.17.0.2' / ', 44737).'
 _CLIENT_TIMEOUT = lazy_compile(r"client socket has timed out after \d+\s*m?s while trying to connect to "
-                             r"(?:\((?P<host>[^,]+),\s*(?P<port>\d+)\)|\[?(?P<host2>[^\s\]]+?)\]?:(?P<port2>\d+))")
+                             r"(?:\((?P<host>[^,]+),\s*(?P<port>\d+)\)|\[?(?P<host2>[^\s\]]+?)\]?:(?P<port2>\d+)"
+                             r"|\((?P<host3>[^,\s()]+),?\s*$)")
 _UNIQUE_ID = lazy_compile(r"retrieving ncclUniqueId from \[(?P<src>\d+)\] via c10d key-value store.*?got error: (?P<err>.*)")
 _HEARTBEAT = lazy_compile(r"should dump|heartbeat|Heartbeat|dump_debug_info")   # the NCCL monitor polling a store that went away
 _PLAIN_CONNECT = lazy_compile(r"^\s*(?:RuntimeError|ConnectionError|TimeoutError|ConnectionRefusedError|socket\.timeout)\s*:\s*"
@@ -91,7 +93,7 @@ class LaunchErrors(LineProbe):
     def _store_connect(self, n: int, line: str) -> bool:
         m = _CLIENT_TIMEOUT.search(line)
         if m:
-            return self._connect(n, line, m["host"] or m["host2"], m["port"] or m["port2"], "timeout", "store")
+            return self._connect(n, line, m["host"] or m["host2"] or m["host3"], m["port"] or m["port2"] or "-1", "timeout", "store")
         m = _UNIQUE_ID.search(line)
         # the store answered, but rank <src> never published the id within the timeout: 'wait timeout' (torch >= 2.2)
         # or, before that, 'Socket Timeout' (the client's read of the WAIT reply timed out; it was connected long before)

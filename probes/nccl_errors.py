@@ -42,6 +42,8 @@ _THREAD = lazy_compile(r"^\s*(?P<t>[\w.\-]+:\d+:\d+) ")
 
 
 _BARE_WARNS = ("Failed to find reverse path", "Could not find a path for pattern", "Could not find NET with id")
+# aws-ofi-nccl's WARN text as torch repeats it under "Last error:" ("NET/OFI Unable to insert remote address ...")
+_OFI_LAST = "NET/OFI Unable to"
 # NCCL 2.2x's own text for a failed NVLS multicast call, as torch repeats it under "Last error:" (the WARN reads
 # "transport/nvls.cc:N NCCL WARN Cuda failure N '...'")
 _NVLS_LAST = lazy_compile(r"Failed to \w+ NVLink SHARP \(NVLS\) Multicast memory.*?CUDA error (?P<code>\d+) '(?P<text>[^']*)'")
@@ -72,7 +74,7 @@ class NcclErrors(LineProbe):
                 "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
                 "Call to ibv_", "Got completion from peer", "Got async event", "unable to write to file </torch_",
                 "unable to open shared memory", "unable to allocate shared memory", "unable to mmap", "with family 0", "neither AF_INET", " WARN ",
-                " qpn ", "NVLink SHARP (NVLS) Multicast", *_BARE_WARNS)
+                " qpn ", "NVLink SHARP (NVLS) Multicast", _OFI_LAST, *_BARE_WARNS)
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -85,6 +87,8 @@ class NcclErrors(LineProbe):
             self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or m["src2"] or "", message=m["msg"].strip()[:200])
         elif any(w in line for w in _BARE_WARNS):   # NCCL's WARN text as torch repeats it under "Last error:"
             self.ctx.emit(NcclWarn, line_no, line, src="", message=line.strip()[-200:])
+        elif _OFI_LAST in line and " INFO " not in line:
+            self.ctx.emit(NcclWarn, line_no, line, src="", message=line[line.index(_OFI_LAST):].strip()[:200])
         elif nvls := _NVLS_LAST.search(line):
             self.ctx.emit(NcclWarn, line_no, line, src="nvls", message=f"Cuda failure {nvls['code']} '{nvls['text']}'")
         self._calls(line_no, line)

@@ -211,3 +211,42 @@ def test_flags_after_a_line_that_is_not_continued_are_not_the_launchers() -> Non
     from probes.launch_command import LaunchCommand
     text = "accelerate launch train.py\n    --num_machines 4 \\\n"
     assert not [f for f in parse_lines(LaunchCommand, text) if f.name == "num_machines"]
+
+
+STORE_TIMEOUT_WRAPPED = """\
+(RayWorkerVllm pid=207931, ip=10.0.1.75) [E socket.cpp:922] [c10d] The client socket has timed out after 1800s while trying to connect to (172.17.0.2
+, 44737).
+"""                                   # fixtures/cases/addr-openrlhf-265: the paste wrapped after the host
+
+
+def test_store_timeout_wrapped_after_the_host_still_names_the_host() -> None:
+    (err,) = kinds(parse_lines(LaunchErrors, STORE_TIMEOUT_WRAPPED), "net.connect_error")
+    assert (err.transport, err.outcome, err.host, err.port, err.origin.line) == ("store", "timeout", "172.17.0.2", -1, 1)
+
+
+def test_store_timeout_with_host_and_port_on_one_line_keeps_its_port() -> None:
+    line = "[E socket.cpp:860] [c10d] The client socket has timed out after 900s while trying to connect to (ip-192-168-1-95, 12234)\n"
+    (err,) = kinds(parse_lines(LaunchErrors, line), "net.connect_error")    # aws-hpc-tutorials#448
+    assert (err.host, err.port) == ("ip-192-168-1-95", 12234)
+
+
+OFI_LAST_ERROR = """\
+[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, internal error - please report this issue to the NCCL developers, NCCL version 2.20.5
+[rank1]: ncclInternalError: Internal check failed.
+[rank1]: Last error:
+[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. RC: 0
+"""                                   # fixtures/cases/port-blocked-aws-ofi-nccl-663
+
+
+def test_aws_ofi_nccl_warn_repeated_under_last_error_is_a_warn() -> None:
+    from probes.nccl_errors import NcclErrors
+    (warn,) = kinds(parse_lines(NcclErrors, OFI_LAST_ERROR), "nccl.warn")
+    assert (warn.origin.line, warn.message) == (4, "NET/OFI Unable to insert remote address into address vector for device 1. RC: 0")
+
+
+def test_healthy_efa_run_gives_no_warn() -> None:
+    from pathlib import Path
+    from probes.nccl_errors import NcclErrors
+    root = Path(__file__).resolve().parents[2] / "fixtures/cases/healthy-awsefaeks-p4d-2node/input"
+    for path in sorted(root.iterdir()):     # its NET/OFI INFO lines ('Selected Provider is efa', ...) are no WARN
+        assert not kinds(parse_lines(NcclErrors, path.read_text()), "nccl.warn"), path.name
