@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from doctor.probing.contract import parse_lines
 from probes.cuda_errors import CudaErrors
+from probes.nccl_errors import NcclErrors
 
 # fixtures/cases/version-awsome-distributed-ai-292: aws-ofi-nccl 1.9.0 built against a newer Libfabric than the node's
 PLUGIN_SYMBOL_VERSION = (
@@ -18,6 +19,17 @@ PLUGIN_SYMBOL_VERSION = (
 LIBSTDCXX_TOO_OLD = (
     "ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.29' not found (required by "
     "/home/juchan/miniconda3/envs/crowded/lib/python3.9/site-packages/torch/lib/libtorch_python.so) \n")
+
+# fixtures/cases/version-vllm-1726: torch's DistBackendError, then NCCL's reason under "Last error:" without a prefix
+CONFIG_FROM_NEWER_HEADER = """\
+DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:219, invalid argument, NCCL version 2.14.3
+ncclInvalidArgument: Invalid value for an argument.
+Last error:
+Invalid config blocking attribute value -2147483648
+"""
+# fixtures/cases/version-vllm-3069: the same limit as NCCL's own WARN line
+GRAPH_CAPTURE_WARN = ("NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 "
+                      "or if the installed CUDA driver < R465.\n")
 
 
 def kinds(facts, kind):
@@ -32,3 +44,13 @@ def test_a_versioned_symbol_a_gpu_library_lacks_is_a_missing_symbol() -> None:
 
 def test_a_c_runtime_too_old_is_not_a_gpu_library_mismatch() -> None:
     assert not kinds(parse_lines(CudaErrors, LIBSTDCXX_TOO_OLD), "cuda.error")
+
+
+def test_nccls_reason_under_last_error_is_read_as_its_warn() -> None:
+    (warn,) = kinds(parse_lines(NcclErrors, CONFIG_FROM_NEWER_HEADER), "nccl.warn")
+    assert (warn.origin.line, warn.message) == (4, "Invalid config blocking attribute value -2147483648")
+
+
+def test_the_graph_capture_warn_is_read_once() -> None:
+    (warn,) = kinds(parse_lines(NcclErrors, GRAPH_CAPTURE_WARN), "nccl.warn")
+    assert warn.message.startswith("NCCL cannot be captured in a graph")
