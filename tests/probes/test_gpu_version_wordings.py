@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from doctor.probing.contract import parse_lines
 from probes.cuda_errors import CudaErrors
+from probes.fabric_manager import FabricManagerLines
 from probes.nccl_errors import NcclErrors
 
 # fixtures/cases/version-awsome-distributed-ai-292: aws-ofi-nccl 1.9.0 built against a newer Libfabric than the node's
@@ -31,6 +32,17 @@ Invalid config blocking attribute value -2147483648
 GRAPH_CAPTURE_WARN = ("NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 "
                       "or if the installed CUDA driver < R465.\n")
 
+# fixtures/cases/driver-pytorch-129749: `systemctl status nvidia-fabricmanager` of a failed service
+FM_STATUS_FAILED = """\
+\u25cf nvidia-fabricmanager.service - NVIDIA fabric manager service
+     Loaded: loaded (/lib/systemd/system/nvidia-fabricmanager.service; enabled; vendor preset: enabled)
+     Active: failed (Result: exit-code) since Mon 2024-07-01 14:43:57 UTC; 5s ago
+    Process: 444114 ExecStart=/usr/bin/nv-fabricmanager -c /usr/share/nvidia/nvswitch/fabricmanager.cfg (code=exited, status=1/FAILURE)
+"""
+# NVIDIA/gpu-operator#544: Fabric Manager's own refusal
+FM_MISMATCH = ("nv-fabricmanager[3228]: fabric manager NVIDIA GPU driver interface version 530.30.02 don't match with "
+               "driver version 530.41.03. Please update with matching NVIDIA driver package.\n")
+
 
 def kinds(facts, kind):
     return [f for f in facts if f.KIND == kind]
@@ -54,3 +66,18 @@ def test_nccls_reason_under_last_error_is_read_as_its_warn() -> None:
 def test_the_graph_capture_warn_is_read_once() -> None:
     (warn,) = kinds(parse_lines(NcclErrors, GRAPH_CAPTURE_WARN), "nccl.warn")
     assert warn.message.startswith("NCCL cannot be captured in a graph")
+
+
+def test_a_failed_fabric_manager_start_is_read_from_its_process_line() -> None:
+    (fm,) = kinds(parse_lines(FabricManagerLines, FM_STATUS_FAILED), "gpu.fabric_manager")
+    assert (fm.origin.line, fm.state) == (4, "failed")
+
+
+def test_fabric_managers_version_refusal_names_both_versions() -> None:
+    (fm,) = kinds(parse_lines(FabricManagerLines, FM_MISMATCH), "gpu.fabric_manager")
+    assert (fm.state, fm.fm_version, fm.driver_version) == ("version_mismatch", "530.30.02", "530.41.03")
+
+
+def test_a_running_fabric_manager_gives_nothing() -> None:
+    text = open("fixtures/logs/fabricmanager-status-running.txt", encoding="utf-8").read()
+    assert not kinds(parse_lines(FabricManagerLines, text), "gpu.fabric_manager")
