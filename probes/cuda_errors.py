@@ -31,6 +31,12 @@ _CUDA: tuple[tuple[str, str], ...] = (
 )
 # TensorRT-LLM checks every GPU pair at start-up: "[TensorRT-LLM][WARNING] Device 2 peer access Device 5 is not available."
 _PEER_UNAVAILABLE = lazy_compile(r"Device \d+ peer access Device \d+ is not available")
+# The dynamic loader's words for a library built against a newer version of another one (a versioned symbol the
+# installed library lacks): "libfabric.so.1: version `FABRIC_1.7' not found (required by .../libnccl-net.so)". Read
+# only where a GPU communication library is on either side (libstdc++'s GLIBCXX_* misses are someone else's).
+_SYMBOL_VERSION = lazy_compile(r"version `(?P<v>[^']+)' not found \(required by [^)]+\)")
+_TOOLCHAIN_VERSIONS = ("GLIBC", "CXXABI", "GCC_")   # C/C++ runtime too old: a build environment problem, not ours
+_GPU_LIBS = ("nccl", "cuda", "cudart", "cublas", "cudnn", "torch", "fabric", "ibverbs", "mlx5", "nvidia")
 _CAUSED_BY = lazy_compile(r"caused by previous Xid (?P<xid>\d+)")
 _XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
 
@@ -42,7 +48,8 @@ class CudaErrors(LineProbe):
         "NVRM", "Xid", "fallen off the bus", "Bus error", "bus error",
         "BUS error",            # PaddlePaddle: "Unexpected BUS error encountered in DataLoader worker"
         "Signal 7 (SIGBUS)",    # torchrun's failure summary of a rank killed by SIGBUS
-        "peer access Device")   # TensorRT-LLM's start-up check of each GPU pair
+        "peer access Device",   # TensorRT-LLM's start-up check of each GPU pair
+        "' not found (required by")   # the loader: a versioned symbol the installed library lacks
 
     def feed(self, line_no: int, line: str) -> None:
         if "NVRM" in line or "Xid" in line or "fallen off the bus" in line:
@@ -50,6 +57,10 @@ class CudaErrors(LineProbe):
             return
         if "bus error" in line.lower() or "Signal 7 (SIGBUS)" in line:   # the second: torchrun's failure summary
             self.ctx.emit(BusError, line_no, line, shm_hint="shared memory" in line or "shm" in line)
+            return
+        if (m := _SYMBOL_VERSION.search(line)) and not m["v"].startswith(_TOOLCHAIN_VERSIONS) \
+                and any(lib in m.group(0).lower() for lib in _GPU_LIBS):
+            self.ctx.emit(CudaError, line_no, line, error="symbol_missing", detail=m.group(0)[:120])
             return
         if _PEER_UNAVAILABLE.search(line):
             self.ctx.emit(CudaError, line_no, line, error="peer_access", detail="peer access is not available")

@@ -41,7 +41,10 @@ _CONNECT_GID = lazy_compile(r"\bqpn \d+\b.*\bGID (?P<i>\d+) \((?P<prefix>[0-9A-F
 _THREAD = lazy_compile(r"^\s*(?P<t>[\w.\-]+:\d+:\d+) ")
 
 
-_BARE_WARNS = ("Failed to find reverse path", "Could not find a path for pattern", "Could not find NET with id")
+_BARE_WARNS = ("Failed to find reverse path", "Could not find a path for pattern", "Could not find NET with id",
+               # version signs torch repeats under "Last error:": a config from a newer nccl.h (2.17+ leaves unset
+               # fields at INT_MIN) given to an older libnccl; an NCCL built for CUDA < 11.3 asked to join a CUDA graph
+               "Invalid config blocking attribute value", "cannot be captured in a graph if either it wasn't built")
 # aws-ofi-nccl's WARN text as torch repeats it under "Last error:" ("NET/OFI Unable to insert remote address ...")
 _OFI_LAST = "NET/OFI Unable to"
 # NCCL 2.2x's own text for a failed NVLS multicast call, as torch repeats it under "Last error:" (the WARN reads

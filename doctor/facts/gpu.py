@@ -73,3 +73,14 @@ class GpuDevice(Fact):
     bus_id: str = ""
     name: str = ""
     consumer: bool = False          # GeForce/RTX/Titan: P2P over PCIe is often unsupported or broken
+
+
+@fact
+class FabricManagerState(Fact):
+    """NVIDIA Fabric Manager (NVSwitch systems) not running, as its systemd status or its own log says.
+    state: failed (the service exited with an error) | version_mismatch (FM refused a driver of another version)."""
+
+    KIND = "gpu.fabric_manager"
+    state: str = ""
+    fm_version: str = ""           # version_mismatch: the driver interface version FM was built for
+    driver_version: str = ""       # version_mismatch: the loaded driver's
