@@ -26,3 +26,17 @@ def test_nccl_2_4_to_2_7_completion_error_without_peer_is_a_failed_completion() 
 def test_every_completion_error_line_of_an_nccl_2_7_log_is_read() -> None:
     calls = _facts(NcclErrors, CASES / "mtu-nccl-709" / "input" / "nccl.log", "sys.call_failed")
     assert calls and all(c.errno == "IBV_WC_12" for c in calls if c.call == "ibv_poll_cq")
+
+
+def test_mlx5_health_poll_miss_is_a_firmware_fault_of_that_adapter() -> None:
+    from probes.driver_firmware import DriverFirmwareLines
+    [fault] = _facts(DriverFirmwareLines, CASES / "firmware-spdk-2965" / "input" / "dmesg.txt", "hw.firmware_fault")
+    assert (fault.driver, fault.device) == ("mlx5_core", "0000:da:00.1")
+    assert fault.message.startswith("device's health compromised")
+
+
+def test_a_driver_asking_for_newer_firmware_is_no_firmware_fault() -> None:
+    from probes.driver_firmware import DriverFirmwareLines
+    path = CASES.parent / "probes" / "driver_firmware" / "dmesg-mlx4-ice-old-firmware.txt"
+    assert _facts(DriverFirmwareLines, path, "hw.firmware_fault") == []
+    assert len(_facts(DriverFirmwareLines, path, "hw.firmware_warning")) == 3
