@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from doctor.probing.contract import parse_lines
+from doctor.probing.contract import parse_document, parse_lines
 from probes.driver_firmware import DriverFirmwareLines
+from probes.ib_devinfo import IbvDevinfo
 from probes.nccl_errors import NcclErrors, _gid_text
 from probes.nccl_log import NcclLogProbe
 
@@ -77,3 +78,13 @@ def test_a_driver_asking_for_newer_firmware_is_no_firmware_fault() -> None:
     path = CASES.parent / "probes" / "driver_firmware" / "dmesg-mlx4-ice-old-firmware.txt"
     assert _facts(DriverFirmwareLines, path, "hw.firmware_fault") == []
     assert len(_facts(DriverFirmwareLines, path, "hw.firmware_warning")) == 3
+
+
+def test_ibv_devinfo_gid_lines_pasted_without_their_header_are_read() -> None:
+    path = CASES / "roce-gid-nccl-769" / "input" / "ibv_devinfo_v.txt"
+    text = path.read_text(encoding="utf-8")
+    assert IbvDevinfo.sniff(text)
+    facts = parse_document(IbvDevinfo, text, source=path.name, node="input")
+    gids = {f.index: (f.gid, f.version) for f in facts if f.KIND == "ib.gid"}
+    assert gids[1] == ("fe80::ac0:ebff:feda:1cfb", "v2") and gids[3] == ("::ffff:200.0.209.6", "v2")
+    assert not [f for f in facts if f.KIND == "ib.port"]      # no port header, no state line: no port is invented
