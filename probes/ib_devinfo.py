@@ -36,7 +36,8 @@ class IbvDevinfo(DocumentProbe):
     @classmethod
     def sniff(cls, head: str) -> bool:
         lines = head.splitlines()[:300]
-        return any(_HCA.match(x) for x in lines) and any(_PORT.match(x) for x in lines)
+        return any(_HCA.match(x) for x in lines) and any(_PORT.match(x) for x in lines) or \
+            any((m := _GID.match(x)) and "RoCE" in (m["kind"] or "") for x in lines)   # a pasted GID table alone
 
     def parse(self, text: str, ctx: ParseContext) -> None:
         device, reading = "", None
@@ -61,6 +62,9 @@ class IbvDevinfo(DocumentProbe):
                     reading, width, speed = PortReading(device, int(m["port"])), 0, -1.0
                 continue
             if reading is None:
+                m = _GID.match(line)      # GID lines pasted without their hca_id/port header: the table, port unknown
+                if m and "RoCE" in (m["kind"] or ""):
+                    emit_gid(ctx, number, line, device, -1, int(m["i"]), m["gid"], m["kind"])
                 continue
             m = _FIELD.match(line)
             if m:

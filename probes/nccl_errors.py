@@ -8,6 +8,7 @@ Sample input:
     misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory
     ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_3:1, curr state INIT, next state RTR, local GID index 3, local GID ::ffff:10.1.2.3
     NET/IB : Got completion from peer 10.0.0.2<52386> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.1
+    transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129   (NCCL 2.4-2.7: no peer)
     ncclSocketInit: connecting to address with family 0 is neither AF_INET(2) nor AF_INET6(10)
 """
 from __future__ import annotations
@@ -75,7 +76,7 @@ class NcclErrors(LineProbe):
     triggers = ("NCCL error", "NCCL Error", "NCCL failure", "ncclSystemError", "ncclInternalError", "ncclInvalidUsage", "ncclRemoteError",
                 "ncclUnhandledCudaError", "unhandled system error", "unhanled system error", "unhandled cuda error", "remote process exited",
                 "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
-                "Call to ibv_", "Got completion from peer", "Got async event", "unable to write to file </torch_",
+                "Call to ibv_", "Got completion from peer", "Got completion with error", "Got async event", "unable to write to file </torch_",
                 "unable to open shared memory", "unable to allocate shared memory", "unable to mmap", "with family 0", "neither AF_INET", " WARN ",
                 " qpn ", "NVLink SHARP (NVLS) Multicast", _OFI_LAST, *_BARE_WARNS)
 
@@ -139,7 +140,7 @@ class NcclErrors(LineProbe):
             dev = _DEV.search(line)
             self.ctx.emit(IbEvent, n, line, hca=dev["dev"] if dev else "", event=event,
                           port_down=any(w in event.lower() for w in ("port error", "port_err", "port down", "lid change")))
-        if "Got completion from peer" in line:
+        if "Got completion from peer" in line or "Got completion with error" in line:   # 2.8+ / 2.4-2.7 wording
             status = re.search(r"(?:status=|error )(\d+)", line)
             self.ctx.emit(CallFailed, n, line, call="ibv_poll_cq", errno=f"IBV_WC_{status.group(1)}" if status else "",
                           resource="", roce="::ffff:" in line)

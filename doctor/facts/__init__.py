@@ -19,7 +19,7 @@ from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent,
 from doctor.facts.gpu import FabricManagerState
 from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
-from doctor.facts.hostconf import Firmware, FirmwareSkew, FirmwareWarning, KnownBug, MtuSkew, NetLink, RouteConflict
+from doctor.facts.hostconf import Firmware, FirmwareFault, FirmwareSkew, FirmwareWarning, KnownBug, MtuSkew, NetLink, RouteConflict
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
                                  DeviceMismatch, IfnameError, IfnameUnused, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
@@ -81,6 +81,7 @@ _ALL: tuple[type[Fact], ...] = (
     # host configuration: MTU and subnets, firmware, known bugs of the versions in use
     NetLink, MtuSkew, RouteConflict, Firmware, FirmwareSkew, KnownBug,
     FirmwareWarning,
+    FirmwareFault,
     # gathering
     ProbeStatus, ErrorLine,
     # whole job (doctor cluster) and what it derives

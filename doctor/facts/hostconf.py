@@ -68,6 +68,17 @@ class FirmwareWarning(Fact):
 
 
 @fact
+class FirmwareFault(Fact):
+    """A NIC driver says in the kernel log that the adapter's firmware stopped answering it (dmesg): mlx5's health
+    poll found the firmware's health counter frozen, or a firmware command timed out."""
+
+    KIND = "hw.firmware_fault"
+    device: str = ""               # the PCI address the driver names
+    driver: str = ""               # mlx5_core
+    message: str = ""
+
+
+@fact
 class KnownBug(Fact):
     """A version in the input lies in the affected range of an entry of rules/data/known_bugs.yaml and its
     symptom line appears (aggregation, doctor/known_bugs.py)."""

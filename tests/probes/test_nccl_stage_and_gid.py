@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from doctor.probing.contract import parse_lines
+from doctor.probing.contract import parse_document, parse_lines
+from probes.driver_firmware import DriverFirmwareLines
+from probes.ib_devinfo import IbvDevinfo
 from probes.nccl_errors import NcclErrors, _gid_text
 from probes.nccl_log import NcclLogProbe
 
@@ -51,3 +53,38 @@ def test_gid_words_are_little_endian_and_bad_widths_give_nothing() -> None:
     assert _gid_text("80FE", "1A8A41FEFF21A75E") == "fe80::5ea7:21ff:fe41:8a1a"
     assert _gid_text("0", "0") == "::"
     assert _gid_text("F" * 20, "0") == ""
+
+
+# InfiniBand/RoCE and NIC firmware lines in older NCCL wordings and in kernel logs (issue 12, fix-ib)
+
+def test_nccl_2_4_to_2_7_completion_error_without_peer_is_a_failed_completion() -> None:
+    # NCCL 2.4-2.7: "NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129" (no "from peer")
+    [call] = _facts(NcclErrors, CASES / "roce-gid-nccl-426" / "input" / "nccl_warn.log", "sys.call_failed")
+    assert (call.call, call.errno) == ("ibv_poll_cq", "IBV_WC_12")
+
+
+def test_every_completion_error_line_of_an_nccl_2_7_log_is_read() -> None:
+    calls = _facts(NcclErrors, CASES / "mtu-nccl-709" / "input" / "nccl.log", "sys.call_failed")
+    assert calls and all(c.errno == "IBV_WC_12" for c in calls if c.call == "ibv_poll_cq")
+
+
+def test_mlx5_health_poll_miss_is_a_firmware_fault_of_that_adapter() -> None:
+    [fault] = _facts(DriverFirmwareLines, CASES / "firmware-spdk-2965" / "input" / "dmesg.txt", "hw.firmware_fault")
+    assert (fault.driver, fault.device) == ("mlx5_core", "0000:da:00.1")
+    assert fault.message.startswith("device's health compromised")
+
+
+def test_a_driver_asking_for_newer_firmware_is_no_firmware_fault() -> None:
+    path = CASES.parent / "probes" / "driver_firmware" / "dmesg-mlx4-ice-old-firmware.txt"
+    assert _facts(DriverFirmwareLines, path, "hw.firmware_fault") == []
+    assert len(_facts(DriverFirmwareLines, path, "hw.firmware_warning")) == 3
+
+
+def test_ibv_devinfo_gid_lines_pasted_without_their_header_are_read() -> None:
+    path = CASES / "roce-gid-nccl-769" / "input" / "ibv_devinfo_v.txt"
+    text = path.read_text(encoding="utf-8")
+    assert IbvDevinfo.sniff(text)
+    facts = parse_document(IbvDevinfo, text, source=path.name, node="input")
+    gids = {f.index: (f.gid, f.version) for f in facts if f.KIND == "ib.gid"}
+    assert gids[1] == ("fe80::ac0:ebff:feda:1cfb", "v2") and gids[3] == ("::ffff:200.0.209.6", "v2")
+    assert not [f for f in facts if f.KIND == "ib.port"]      # no port header, no state line: no port is invented
