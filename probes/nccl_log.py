@@ -23,6 +23,9 @@ from doctor.probing.regex import lazy_compile
 
 _VERSION = lazy_compile(r"NCCL version:? ?(?P<v>\d+\.\d+\.\d+)(?:\+cuda(?P<cuda>[\d.]+))?")
 _IFACES = lazy_compile(r"(?<![\w.\-@])(?:\[\d+\])?(?P<name>[\w.\-@]+):(?P<addr>[0-9a-fA-F:.]{1,64}(?:%[\w.\-]+)?)<\d+>")
+# the interface of a line whose address the poster blanked out ("[0]ib0.<ip>", "eno1:avahi:xxx.xxx.xxx.xxx<0>",
+# "eth0:<IP><0>"): the name still says which NIC NCCL picked; the address is left unknown
+_IFACE_REDACTED = lazy_compile(r": Using (?:\[\d+\])?(?P<name>[A-Za-z][\w\-@]*?)[:.](?:\w+:)?(?P<addr><[A-Za-z ]+>|[xX*]{1,3}(?:\.[xX*]{1,3}){3})")
 _USING_NET = lazy_compile(r"Using (?:network|internal Network) (?P<net>[\w ./\-]+?)\s*$")   # 2.3/2.4: "Using internal Network IB"
 _NET_USING = lazy_compile(r"NET/(?P<net>IB|Socket|OFI|AWS Libfabric|\w+)\s*: Using \[")
 _GDR_HCA = lazy_compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for HCA \d+ '(?P<hca>[^']+)'")
@@ -144,10 +147,15 @@ class NcclLogProbe(LineProbe):
 
     def _interfaces(self, line_no: int, line: str, part: str = "") -> None:
         used_by = "nccl_bootstrap" if "Bootstrap" in line else "nccl_socket"
+        found = False
         for m in _IFACES.finditer(part or line):
+            found = True
             loopback, link_local = address_class(m["addr"])
             self.ctx.emit(Interface, line_no, line, name=m["name"], address=m["addr"], used_by=used_by,
                           loopback=loopback, link_local=link_local, virtual=virtual_interface(m["name"]))
+        if not found and (m := _IFACE_REDACTED.search(part or line)):
+            self.ctx.emit(Interface, line_no, line, name=m["name"], address="", used_by=used_by,
+                          loopback=False, link_local=False, virtual=virtual_interface(m["name"]))
         if _NO_INTERFACE.search(line):
             self.ctx.emit(IfnameError, line_no, line, ifname="", transport="nccl")
 

@@ -88,3 +88,20 @@ def test_ibv_devinfo_gid_lines_pasted_without_their_header_are_read() -> None:
     gids = {f.index: (f.gid, f.version) for f in facts if f.KIND == "ib.gid"}
     assert gids[1] == ("fe80::ac0:ebff:feda:1cfb", "v2") and gids[3] == ("::ffff:200.0.209.6", "v2")
     assert not [f for f in facts if f.KIND == "ib.port"]      # no port header, no state line: no port is invented
+
+
+REDACTED_SOCKET_LINES = {
+    "NCCL INFO NET/Socket : Using [0]ib0.<ip>": "ib0",                        # fixtures/cases/ib-not-used-sglang-1427
+    "beijing:47853:47853 [0] NCCL INFO Bootstrap : Using eno1:avahi:xxx.xxx.xxx.xxx<0>": "eno1",   # nccl-tests#162
+}
+
+
+def test_an_interface_whose_address_the_poster_blanked_out_is_still_read() -> None:
+    for line, name in REDACTED_SOCKET_LINES.items():
+        got = [(f.name, f.address) for f in parse_lines(NcclLogProbe, line + "\n") if f.KIND == "net.interface"]
+        assert got == [(name, "")], line
+
+
+def test_a_readable_address_is_not_read_twice() -> None:
+    line = "node1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+    assert [(f.name, f.address) for f in parse_lines(NcclLogProbe, line) if f.KIND == "net.interface"] == [("eth0", "10.0.0.1")]
