@@ -18,13 +18,13 @@ import re
 
 from doctor.facts.hostconf import Firmware
 from doctor.probing.contract import DocumentProbe, ParseContext
-from probes.ib_ports import PortReading, emit_gid, phys_of, state_of
+from probes.ib_ports import PortReading, adapter_of, emit_gid, phys_of, state_of
 from doctor.probing.regex import lazy_compile
 
 _HCA = lazy_compile(r"^\s*hca_id:\s*(?P<dev>\S+)")
 _PORT = lazy_compile(r"^\s*port:\s*(?P<port>\d+)\s*$")
 _FIELD = lazy_compile(r"^\s*(?P<key>state|phys_state|link_layer|active_width|active_speed):\s*(?P<value>.+?)\s*$")
-_HCA_FIELD = lazy_compile(r"^\s*(?P<key>fw_ver|board_id|vendor_part_id):\s*(?P<value>\S+)\s*$")
+_HCA_FIELD = lazy_compile(r"^\s*(?P<key>fw_ver|board_id|vendor_part_id|sys_image_guid):\s*(?P<value>\S+)\s*$")
 _GID = lazy_compile(r"^\s*GID\[\s*(?P<i>\d+)\]:\s*(?P<gid>[0-9a-fA-F:.]+)(?:,\s*(?P<kind>.+?))?\s*$")
 
 
@@ -59,7 +59,8 @@ class IbvDevinfo(DocumentProbe):
                 if "dev" in m.groupdict():
                     device = m["dev"]
                 else:
-                    reading, width, speed = PortReading(device, int(m["port"])), 0, -1.0
+                    adapter = adapter_of(str(firmware.get(device, {}).get("sys_image_guid", "")))
+                    reading, width, speed = PortReading(device, int(m["port"]), adapter=adapter), 0, -1.0
                 continue
             if reading is None:
                 m = _GID.match(line)      # GID lines pasted without their hca_id/port header: the table, port unknown

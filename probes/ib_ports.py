@@ -42,6 +42,7 @@ class PortReading:
     rate_gbps: float = -1
     link_layer: str = ""
     netdev: str = ""
+    adapter: str = ""          # System image GUID: a dual-port card shows as two devices (mlx5_0, mlx5_1) sharing it
 
     def emit(self, ctx: ParseContext) -> None:
         if not self.state:
@@ -49,7 +50,14 @@ class PortReading:
         layer = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}.get(self.link_layer.lower(), self.link_layer)
         ctx.emit(IbPort, self.number, self.line, node=ctx.node, rank=-1, device=self.device, port=self.port,
                  state=self.state, active=self.state == "ACTIVE", phys_state=self.phys_state, rate_gbps=self.rate_gbps,
-                 link_layer=layer, roce=layer == "Ethernet", netdev=self.netdev)
+                 link_layer=layer, roce=layer == "Ethernet", netdev=self.netdev, adapter=self.adapter)
+
+
+def adapter_of(guid: str) -> str:
+    """A System image GUID in one spelling whichever tool printed it (ibstat 0x1070fd03001c4b8a, ibv_devinfo
+    1070:fd03:001c:4b8a)."""
+    text = guid.strip().lower()
+    return text.removeprefix("0x").replace(":", "")
 
 
 def emit_gid(ctx: ParseContext, number: int, line: str, device: str, port: int, index: int, gid: str,

@@ -20,12 +20,12 @@ import re
 
 from doctor.facts.hostconf import Firmware
 from doctor.probing.contract import DocumentProbe, ParseContext
-from probes.ib_ports import PortReading, emit_gid, phys_of, state_of
+from probes.ib_ports import PortReading, adapter_of, emit_gid, phys_of, state_of
 from doctor.probing.regex import lazy_compile
 
 _CA = lazy_compile(r"^\s*CA '(?P<dev>[^']+)'")
 _CA_PORT = lazy_compile(r"^\s*Port (?P<port>\d+):\s*$")
-_CA_INFO = lazy_compile(r"^\s*(?P<key>CA type|Firmware version):\s*(?P<value>\S+)\s*$")
+_CA_INFO = lazy_compile(r"^\s*(?P<key>CA type|Firmware version|System image GUID):\s*(?P<value>\S+)\s*$")
 _IBSTATUS = lazy_compile(r"^\s*Infiniband device '(?P<dev>[^']+)' port (?P<port>\d+) status:")
 _FIELD = lazy_compile(r"^\s*(?P<key>State|Physical state|Rate|Link layer|state|phys state|rate|link_layer|default gid):"
                     r"\s*(?P<value>.+?)\s*$")
@@ -43,17 +43,19 @@ class IbStatus(DocumentProbe):
                                                           any(_CA_PORT.match(x) for x in lines))
 
     def parse(self, text: str, ctx: ParseContext) -> None:
-        device, reading, board = "", None, ""
+        device, reading, board, adapter = "", None, "", ""
         for number, line in enumerate(text.splitlines(), start=1):
             m = _CA.match(line)
             if m:
                 reading = self._flush(ctx, reading)
-                device, board = m["dev"], ""
+                device, board, adapter = m["dev"], "", ""
                 continue
             m = _CA_INFO.match(line) if device and reading is None else None
             if m:
                 if m["key"] == "CA type":
                     board = m["value"]
+                elif m["key"] == "System image GUID":
+                    adapter = adapter_of(m["value"])
                 else:
                     ctx.emit(Firmware, number, line, device=device, board=board, version=m["value"])
                 continue
@@ -61,8 +63,9 @@ class IbStatus(DocumentProbe):
             m = m or _IBSTATUS.match(line)
             if m:
                 reading = self._flush(ctx, reading)
-                device = m.groupdict().get("dev") or device
-                reading = PortReading(device, int(m["port"]))
+                if m.groupdict().get("dev"):         # ibstatus names the device on each port and prints no GUID
+                    device, adapter = m["dev"], ""
+                reading = PortReading(device, int(m["port"]), adapter=adapter)
                 continue
             m = _FIELD.match(line)
             if m and reading:

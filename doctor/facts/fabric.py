@@ -22,6 +22,7 @@ class IbPort(Fact):
     link_layer: str = ""
     roce: bool = False
     netdev: str = ""
+    adapter: str = ""              # the physical card: its System image GUID (ports of one card share it)
 
 
 @fact
