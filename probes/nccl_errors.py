@@ -116,6 +116,10 @@ class NcclErrors(LineProbe):
         elif ("posix_fallocate" in low or "failed to extend /dev/shm" in low or "ftruncate" in low) and (
                 "failed" in low or "error" in low):
             self._call(n, line, "shm_alloc", "/dev/shm")
+        elif "attaching to shared memory segment" in low and "error" in low:
+            # the peer's segment is opened, not created: ENOENT here means the creator's file is not in this
+            # /dev/shm (another IPC namespace, a segment already unlinked, an NCCL bug), not that /dev/shm is full
+            self._call(n, line, "shm_attach", "/dev/shm")
         elif "shared memory segment" in low and "error" in low:
             self._call(n, line, "shm_alloc", "/dev/shm")
         elif any(w in low for w in ("unable to write to file </torch_", "unable to open shared memory object",
