@@ -1,5 +1,7 @@
 """The default `nvidia-smi` table: per GPU the memory used of total and the utilisation, and the processes its
 Processes section lists (old and new layouts; "No running processes found"); and gpustat's one line per GPU.
+Each listed process is also a gpu.process (pid, name, memory); a name nvidia-smi could not read ("Unknown Error",
+the table's counterpart of `nvidia-smi -q`'s "[Not Found]") gives state not_visible, any other name state unknown.
 
 Sample input:
     |   0  Tesla P100-SXM2...  Off  | 00000000:05:00.0 Off |                    0 |
@@ -12,16 +14,19 @@ Sample input:
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 
-from doctor.facts.hardware import GpuMemoryUse
+from doctor.facts.hardware import GpuMemoryUse, GpuProcess
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.regex import lazy_compile
 
 _NAME_ROW = lazy_compile(r"^\|\s{1,8}(?P<gpu>\d{1,3})\s{1,8}\S.{0,60}\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d")
 _USE_ROW = lazy_compile(r"\|\s*(?P<used>\d{1,9})MiB\s*/\s*(?P<total>\d{1,9})MiB\s*\|\s*(?P<util>\d{1,3})%")
-_PROC_ROW = lazy_compile(r"^\|\s{0,8}(?P<gpu>\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?\d{1,9}\s+[CGM+]{1,3}\s+.{0,80}?"
-                         r"\s(?:\d{1,9}MiB|N/A)\s*\|\s*$")
+_PROC_ROW = lazy_compile(r"^\|\s{0,8}(?P<gpu>\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(?P<pid>\d{1,9})\s+[CGM+]{1,3}\s+"
+                         r"(?P<name>.{0,80}?)\s+(?:(?P<used>\d{1,9})MiB|N/A)\s*\|\s*$")
+# what nvidia-smi prints in the name column when NVML cannot read the process's name (the pid is gone or not visible)
+_UNREADABLE_NAMES = ("Unknown Error", "[Not Found]")
 _GPUSTAT = lazy_compile(r"^\[(?P<gpu>\d{1,3})\]\s[^|]{1,80}\|\s*\d{1,3}\s*°?C?,\s*(?P<util>\d{1,3})\s*%\s*\|\s*"
                         r"(?P<used>\d{1,9})\s*/\s*(?P<total>\d{1,9})\s*MB\b")
 _MIB = 1024 * 1024
@@ -29,7 +34,7 @@ _MIB = 1024 * 1024
 
 class NvidiaSmiTable(LineProbe):
     name = "nvidia_smi_table"
-    yields = ("gpu.memory_use",)
+    yields = ("gpu.memory_use", "gpu.process")
     triggers = ("MiB", "Processes:", "No running processes found", "| 0000", " MB")
 
     def __init__(self, ctx: ParseContext) -> None:
@@ -52,6 +57,7 @@ class NvidiaSmiTable(LineProbe):
             m = _PROC_ROW.match(line.strip())
             if m:
                 self.listed[int(m["gpu"])] += 1
+                self._process(line_no, line, m)
             return
         m = _NAME_ROW.match(line.strip())
         if m:
@@ -62,6 +68,12 @@ class NvidiaSmiTable(LineProbe):
             self.rows.append((line_no, line, self.gpu, float(m["used"]) * _MIB, float(m["total"]) * _MIB,
                               float(m["util"])))
             self.gpu = -1
+
+    def _process(self, line_no: int, line: str, m: re.Match[str]) -> None:
+        name = m["name"].strip()
+        self.ctx.emit(GpuProcess, line_no, line, gpu=int(m["gpu"]), pid=int(m["pid"]), name=name,
+                      used_bytes=float(m["used"]) * _MIB if m["used"] else -1.0,
+                      state="not_visible" if name in _UNREADABLE_NAMES else "unknown")
 
     def finish(self) -> None:
         for line_no, line, gpu, used, total, util in self.rows:
