@@ -1,9 +1,9 @@
 """Error-looking lines, whatever wrote them: the raw material of an honest "unknown".
 
 Every other probe reads lines it understands; this one keeps, per input, the first and the last few lines that
-look like a failure (NCCL WARN, a Python exception line, `Error:`/`ERROR`/`FATAL`, `failed`, a fatal signal,
-NCCL's return-code trace `<file>:<line> -> <code>`), so that a report can list those no rule explained instead of
-saying nothing was found. A traceback cut before its exception line (a pasted fragment) still shows where it
+look like a failure (NCCL WARN, a Python exception line, `Error:`/`ERROR`/`FATAL`, UCX's `file.c:N  Fatal:`, `failed`,
+a fatal signal, NCCL's return-code trace `<file>:<line> -> <code>`), so that a report can list those no rule
+explained instead of saying nothing was found. A traceback cut before its exception line (a pasted fragment) still shows where it
 failed: its last frame (or its header, when no frame came) is kept as form "traceback".
 
 Sample input:
@@ -29,6 +29,7 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("exception", re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|\s*$)")),
     ("signal", re.compile(r"Segmentation fault|core dumped|\bSIG(?:SEGV|ABRT|BUS|KILL)\b|^\s*Killed\s*$|Aborted")),
     ("error", re.compile(r"\b(?:ERROR|FATAL|Fatal error|fatal error)\b|\b[Ee]rror:")),
+    ("error", re.compile(r"\.(?:c|h|cc|cpp):\d+\s+(?:UCX\s+)?Fatal: ")),   # UCX's ucs_fatal(): "ud_ep.c:270  Fatal: ..."
     ("failed", re.compile(r"\b(?:failed|FAILED|Failed)\b")),
     ("error", re.compile(r"\b[Uu]nexpected\b[\w ]{0,40}\b(?:error|ERROR)\b")),   # "Unexpected BUS error encountered in ..."
 )
@@ -58,7 +59,7 @@ class ErrorLines(LineProbe):
     name = "error_lines"
     yields = ("log.error_line",)
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
-                "Failed", "Failure", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
+                "Failed", "Failure", "Fatal: ", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
                 "SIGBUS", "SIGKILL", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "')
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]

@@ -63,6 +63,11 @@ def test_unknown_in_text_json_and_exit_code(doctor_cli) -> None:
      "[job-01k72wn5f8waqw7d81mfggagn4.internal]:50745 (errno: 22 - Invalid argument).", "failed"),   # warning level counts
     ("Unexpected BUS error encountered in DataLoader worker. This might be caused by insufficient shared memory (shm), "
      "please check whether use_shared_memory is set and storage space in /dev/shm is enough", "error"),   # Paddle#34725
+    # UCX's ucs_fatal() prefixes "Fatal: " after the source location (ucx#7785, verbatim; ucx#3087's older "UCX Fatal:")
+    ("[mu01:17626:0:17626]       ud_ep.c:270  Fatal: UD endpoint 0x2345930 to <no debug data>: unhandled timeout error",
+     "error"),
+    ("Mon Dec 10 08:18:05 2018[1,8]<stderr>:[hpc-polar-01-vm001:13210:0:13210]    ud_iface.c:732  UCX Fatal: transport "
+     "error: Endpoint timeout", "error"),
 ])
 def test_error_looking_lines_are_kept(line: str, form: str) -> None:
     assert classify(line) == form
@@ -82,6 +87,7 @@ def test_error_looking_lines_are_kept(line: str, form: str) -> None:
     # torch 2.13's TCPStore at a clean shutdown, info level (recorded here: healthy-lab-torchrun-2rank-info)
     "[I1203 06:26:06.010664758 TCPStoreLibUvBackend.cpp:1354] [c10d] uv_loop_close failed with:-16 errn:EBUSY "
     "desc:resource busy or locked",
+    "Fatal: not a git repository (or any of the parent directories): .git",   # only after a source location: UCX's form
 ])
 def test_lines_that_only_look_like_errors_are_not(line: str) -> None:
     assert classify(line) == ""
