@@ -16,6 +16,7 @@ from probes.acs_registers import AcsRegisters
 from probes.collectives import Collectives
 from probes.container_spec import ContainerSpec
 from probes.cuda_errors import CudaErrors
+from probes.dcgm_diag import DcgmDiag
 from probes.fabric_manager import FabricManagerLines
 from probes.deepspeed import DeepSpeed
 from probes.dev_shm import ShmLines
@@ -82,6 +83,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     NcclErrors,         # NCCL result codes, WARN lines, failed shm/ibv calls
     RdmaRegistration,   # ibv_reg_mr failures as UCX, NVSHMEM and perftest word them
     CudaErrors,         # CUDA errors, NVRM/Xid faults, DataLoader bus errors
+    DcgmDiag,           # dcgmi diag: the tests that failed a GPU
     FabricManagerLines,  # NVSwitch Fabric Manager: service failed, or its version differs from the driver's
     OomMessages,        # CUDA OOM messages of every wording
     NvidiaSmiTable,     # the default nvidia-smi table: memory used per GPU, listed processes

@@ -84,3 +84,14 @@ class FabricManagerState(Fact):
     state: str = ""
     fm_version: str = ""           # version_mismatch: the driver interface version FM was built for
     driver_version: str = ""       # version_mismatch: the loaded driver's
+
+
+@fact
+class GpuDiagnostic(Fact):
+    """A GPU that NVIDIA DCGM's diagnostic (`dcgmi diag -r N`) failed. test: the diagnostic's row (GPU Memory,
+    Diagnostic, SM Stress, ...; "Deployment" for an Error row); gpus: the GPU indices it names, "all" for Fail - All."""
+
+    KIND = "gpu.diagnostic"
+    test: str = ""
+    gpus: str = ""
+    result: str = "fail"
