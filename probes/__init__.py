@@ -41,6 +41,7 @@ from probes.lightning import Lightning
 from probes.limits import MemlockLines, MemlockValue
 from probes.rdma_alloc import RdmaAllocErrors
 from probes.driver_firmware import DriverFirmwareLines
+from probes.megatron_log import MegatronLog
 from probes.lspci import Lspci
 from probes.memory_snapshot import MemorySnapshotProbe
 from probes.module_queries import ModuleQueries
@@ -101,6 +102,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     DriverFirmwareLines,  # dmesg: a NIC driver asks for newer firmware
     OpenFiles,          # ulimit -n / open files (-n), EMFILE 'Too many open files'
     TrainLog,           # per-step timings of training logs
+    MegatronLog,        # Megatron iteration lines: a step time that rose mid-run and stayed
     Iperf3Text,         # iperf3 text output: the throughput that arrived
     RemoteShell,        # ssh / pdsh as launchers use them: unreachable hosts, refused keys
     OpenMpi,            # mpirun / ORTE / UCX / PMIx wording, --mca settings, CUDA-aware or not

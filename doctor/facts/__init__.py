@@ -34,6 +34,7 @@ from doctor.facts.policy import PolicyCount, PolicyEqual, PolicyForbid, PolicyMi
 from doctor.facts.status import ProbeStatus
 from doctor.facts.topo import CollectiveBench, NvlinkState, P2pPairBandwidth, P2pTest, TopoLink, TopoNic, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
+from doctor.facts.train import TrainSlowdown
 from doctor.facts.launchers import (CollectiveStall, Hostfile, HostfileIgnored, MpiCudaSupport, RankAnnounce, RankDuplicate,
                                     RanksMissing, RanksRegistered, RemoteLaunchError, WorkerExit)
 from doctor.facts.measure import (BandwidthSample, BenchExpectation, BenchVerdict, CollectiveSize, CudaApiShare, GpuIdle,
@@ -64,7 +65,7 @@ _ALL: tuple[type[Fact], ...] = (
     TopoLink, TopoNic, TopoSummary, NvlinkState, CollectiveBench,
     P2pPairBandwidth, P2pTest,
     # training logs
-    TrainSteps, SlowRank,
+    TrainSteps, SlowRank, TrainSlowdown,
     # other launchers and libraries (Horovod, TensorFlow, DeepSpeed, Lightning, accelerate, MPI)
     CollectiveStall, RemoteLaunchError, WorkerExit, RankAnnounce, RankDuplicate, Hostfile, HostfileIgnored, MpiCudaSupport,
     RanksRegistered, RanksMissing,
