@@ -16,6 +16,7 @@ from probes.acs_registers import AcsRegisters
 from probes.collectives import Collectives
 from probes.container_spec import ContainerSpec
 from probes.cuda_errors import CudaErrors
+from probes.dcgm_diag import DcgmDiag
 from probes.fabric_manager import FabricManagerLines
 from probes.deepspeed import DeepSpeed
 from probes.dev_shm import ShmLines
@@ -40,6 +41,7 @@ from probes.lightning import Lightning
 from probes.limits import MemlockLines, MemlockValue
 from probes.rdma_alloc import RdmaAllocErrors
 from probes.driver_firmware import DriverFirmwareLines
+from probes.megatron_log import MegatronLog
 from probes.lspci import Lspci
 from probes.memory_snapshot import MemorySnapshotProbe
 from probes.module_queries import ModuleQueries
@@ -82,6 +84,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     NcclErrors,         # NCCL result codes, WARN lines, failed shm/ibv calls
     RdmaRegistration,   # ibv_reg_mr failures as UCX, NVSHMEM and perftest word them
     CudaErrors,         # CUDA errors, NVRM/Xid faults, DataLoader bus errors
+    DcgmDiag,           # dcgmi diag: the tests that failed a GPU
     FabricManagerLines,  # NVSwitch Fabric Manager: service failed, or its version differs from the driver's
     OomMessages,        # CUDA OOM messages of every wording
     NvidiaSmiTable,     # the default nvidia-smi table: memory used per GPU, listed processes
@@ -99,6 +102,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     DriverFirmwareLines,  # dmesg: a NIC driver asks for newer firmware
     OpenFiles,          # ulimit -n / open files (-n), EMFILE 'Too many open files'
     TrainLog,           # per-step timings of training logs
+    MegatronLog,        # Megatron iteration lines: a step time that rose mid-run and stayed
     Iperf3Text,         # iperf3 text output: the throughput that arrived
     RemoteShell,        # ssh / pdsh as launchers use them: unreachable hosts, refused keys
     OpenMpi,            # mpirun / ORTE / UCX / PMIx wording, --mca settings, CUDA-aware or not

@@ -24,6 +24,9 @@ _CUDA: tuple[tuple[str, str], ...] = (
     ("libcuda.so", "lib_missing"), ("libnccl.so", "lib_missing"), ("libcudart.so", "lib_missing"),
     ("undefined symbol: nccl", "symbol_missing"), ("undefined symbol: cuda", "symbol_missing"),
     ("GPU is lost", "fell_off_bus"), ("Unable to determine the device handle", "fell_off_bus"),
+    # nvidia-smi's words when no driver answers: the module is not loaded (or does not match), or the GPU it
+    # should drive did not come up on the bus
+    ("couldn't communicate with the NVIDIA driver", "driver_unreachable"),
     ("device-side assert", "device_assert"), ("system not yet initialized", "fabric_manager"),
     ("peer access is not supported", "peer_access"), ("cudaErrorPeerAccessUnsupported", "peer_access"),
     # creating the CUDA context itself ran out of memory: this process had allocated nothing yet

@@ -17,6 +17,7 @@ from doctor.facts.env import (ContainerDevice, EnvVar, PackageVersion, RayVersio
                               WheelConflict)
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.gpu import FabricManagerState
+from doctor.facts.gpu import GpuDiagnostic
 from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
 from doctor.facts.hostconf import Firmware, FirmwareFault, FirmwareSkew, FirmwareWarning, KnownBug, MtuSkew, NetLink, RouteConflict
@@ -33,6 +34,7 @@ from doctor.facts.policy import PolicyCount, PolicyEqual, PolicyForbid, PolicyMi
 from doctor.facts.status import ProbeStatus
 from doctor.facts.topo import CollectiveBench, NvlinkState, P2pPairBandwidth, P2pTest, TopoLink, TopoNic, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
+from doctor.facts.train import TrainSlowdown
 from doctor.facts.launchers import (CollectiveStall, Hostfile, HostfileIgnored, MpiCudaSupport, RankAnnounce, RankDuplicate,
                                     RanksMissing, RanksRegistered, RemoteLaunchError, WorkerExit)
 from doctor.facts.measure import (BandwidthSample, BenchExpectation, BenchVerdict, CollectiveSize, CudaApiShare, GpuIdle,
@@ -49,6 +51,7 @@ _ALL: tuple[type[Fact], ...] = (
     # GPU and memory
     CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice, MemorySnapshot,
     FabricManagerState,
+    GpuDiagnostic,
     # collectives
     CollectiveTimeout, CollectiveMismatch, CollectiveProgress, PeerLost, RankLag, UnusedParameters,
     # Flight Recorder dumps and what they show across ranks
@@ -62,7 +65,7 @@ _ALL: tuple[type[Fact], ...] = (
     TopoLink, TopoNic, TopoSummary, NvlinkState, CollectiveBench,
     P2pPairBandwidth, P2pTest,
     # training logs
-    TrainSteps, SlowRank,
+    TrainSteps, SlowRank, TrainSlowdown,
     # other launchers and libraries (Horovod, TensorFlow, DeepSpeed, Lightning, accelerate, MPI)
     CollectiveStall, RemoteLaunchError, WorkerExit, RankAnnounce, RankDuplicate, Hostfile, HostfileIgnored, MpiCudaSupport,
     RanksRegistered, RanksMissing,

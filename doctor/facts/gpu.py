@@ -8,7 +8,7 @@ from doctor.facts.base import Fact, fact
 @fact
 class CudaError(Fact):
     """kind: driver_insufficient | launch_failure | device_busy | illegal_address | no_device | ecc | lib_missing |
-    context_oom (creating the CUDA context ran out of memory) | other."""
+    context_oom (creating the CUDA context ran out of memory) | driver_unreachable (nvidia-smi reaches no driver) | other."""
 
     KIND = "cuda.error"
     error: str = "other"
@@ -84,3 +84,14 @@ class FabricManagerState(Fact):
     state: str = ""
     fm_version: str = ""           # version_mismatch: the driver interface version FM was built for
     driver_version: str = ""       # version_mismatch: the loaded driver's
+
+
+@fact
+class GpuDiagnostic(Fact):
+    """A GPU that NVIDIA DCGM's diagnostic (`dcgmi diag -r N`) failed. test: the diagnostic's row (GPU Memory,
+    Diagnostic, SM Stress, ...; "Deployment" for an Error row); gpus: the GPU indices it names, "all" for Fail - All."""
+
+    KIND = "gpu.diagnostic"
+    test: str = ""
+    gpus: str = ""
+    result: str = "fail"

@@ -28,3 +28,17 @@ class SlowRank(Fact):
     own_s: float = -1              # this rank's compute (or step minus wait) per step
     others_s: float = -1           # median of the other ranks
     ratio: float = -1
+
+
+@fact
+class TrainSlowdown(Fact):
+    """A run whose step time rose and stayed up at an unchanged global batch size (computed from one log's
+    iteration lines): the median of the last steps against the median of the first ones."""
+
+    KIND = "train.slowdown"
+    steps: int = 0                 # iteration lines compared
+    iteration: int = -1            # the first iteration of the slower stretch
+    batch: int = -1                # global batch size, the same on every compared line
+    before_s: float = -1
+    after_s: float = -1
+    ratio: float = -1              # after_s / before_s
