@@ -8,7 +8,8 @@ from doctor.facts.base import Fact, fact
 @fact
 class CudaError(Fact):
     """kind: driver_insufficient | launch_failure | device_busy | illegal_address | no_device | ecc | lib_missing |
-    context_oom (creating the CUDA context ran out of memory) | other."""
+    context_oom (creating the CUDA context ran out of memory) | driver_library_mismatch (the NVIDIA userspace, NVML or
+    libcuda, is of another driver version than the loaded kernel module) | other."""
 
     KIND = "cuda.error"
     error: str = "other"
