@@ -16,6 +16,7 @@ from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, Inspe
 from doctor.facts.env import (ContainerDevice, EnvVar, PackageVersion, RayVersionReport, ShmShort, ShmSize, Ulimit, VersionSkew,
                               WheelConflict)
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
+from doctor.facts.gpu import WorkerExited
 from doctor.facts.gpu import FabricManagerState
 from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
@@ -49,6 +50,7 @@ _ALL: tuple[type[Fact], ...] = (
     # GPU and memory
     CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice, MemorySnapshot,
     FabricManagerState,
+    WorkerExited,
     # collectives
     CollectiveTimeout, CollectiveMismatch, CollectiveProgress, PeerLost, RankLag, UnusedParameters,
     # Flight Recorder dumps and what they show across ranks

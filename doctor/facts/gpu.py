@@ -57,6 +57,15 @@ class BusError(Fact):
 
 
 @fact
+class WorkerExited(Fact):
+    """PyTorch's DataLoader reports that a worker process died with no error of its own ("DataLoader worker (pid(s)
+    N) exited unexpectedly"): killed from outside (SIGBUS on a full /dev/shm, the kernel's OOM killer) or crashed."""
+
+    KIND = "worker.exited"
+    pids: str = ""
+
+
+@fact
 class TraceFrame(Fact):
     """A notable frame of a Python traceback (what the program was doing when it failed)."""
 

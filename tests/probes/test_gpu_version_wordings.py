@@ -106,3 +106,14 @@ def test_every_wording_of_the_driver_library_mismatch_is_read() -> None:
 def test_other_version_lines_are_no_driver_library_mismatch() -> None:
     for text in NOT_DRIVER_LIBRARY:
         assert not kinds(parse_lines(CudaErrors, text), "cuda.error"), text
+
+
+# fixtures/cases/shm-detectron2-384 (verbatim); a worker's own exception is no vanished worker
+WORKER_EXITED = "RuntimeError: DataLoader worker (pid(s) 25) exited unexpectedly\n"
+WORKER_RAISED = "KeyError: Caught KeyError in DataLoader worker process 0.\n"
+
+
+def test_a_dataloader_worker_that_vanished_is_read_with_its_pid() -> None:
+    (w,) = kinds(parse_lines(CudaErrors, WORKER_EXITED), "worker.exited")
+    assert w.pids == "25"
+    assert not kinds(parse_lines(CudaErrors, WORKER_RAISED), "worker.exited")
