@@ -3,7 +3,7 @@ they ask why a Lightning run is slow: one run whose Dataset sleeps in __getitem_
 already in memory (compute-bound).
 
     PYTHONPATH=$PWD:<dir with pytorch_lightning> .venv/bin/python tools/make_lightning_profiler_tables.py \
-        [--out fixtures/probes/profiler_table]
+        [OUT, default fixtures/probes/lightning_profiler]
 
 pytorch_lightning is not a dependency of doctor (it only reads the report's text); install it anywhere for this
 script, e.g. `pip install --target /tmp/pl --no-deps pytorch-lightning lightning-utilities torchmetrics tqdm numpy`.
@@ -12,7 +12,7 @@ Timings depend on the machine; the committed fixtures are one recording (pytorch
 """
 from __future__ import annotations
 
-import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -52,21 +52,21 @@ class Net(pl.LightningModule):
 
 
 def report(delay_s: float, out: Path, name: str) -> None:
+    """Fit once under SimpleProfiler; Lightning writes fit-<name>.txt, kept as <name>.txt."""
     torch.manual_seed(0)
     profiler = SimpleProfiler(dirpath=str(out), filename=name)
     trainer = pl.Trainer(accelerator="cpu", devices=1, max_epochs=1, profiler=profiler, logger=False,
                          enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False)
     trainer.fit(Net(), DataLoader(Images(delay_s), batch_size=4))
+    (out / f"fit-{name}.txt").replace(out / f"{name}.txt")
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default="fixtures/probes/profiler_table")
-    out = Path(ap.parse_args().out)
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "fixtures/probes/lightning_profiler")
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(1)
-    report(0.05, out, "lightning-simple-dataloader-bound")
-    report(0.0, out, "lightning-simple-compute-bound")
+    for delay_s, name in ((0.05, "simple-dataloader-bound"), (0.0, "simple-compute-bound")):
+        report(delay_s, out, name)
 
 
 if __name__ == "__main__":
