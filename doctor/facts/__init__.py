@@ -17,6 +17,7 @@ from doctor.facts.env import (ContainerDevice, EnvVar, PackageVersion, RayVersio
                               WheelConflict)
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.gpu import WorkerExited
+from doctor.facts.launch import BenchRanksShort
 from doctor.facts.gpu import FabricManagerState
 from doctor.facts.logline import ErrorLine
 from doctor.facts.memory import MemorySnapshot
@@ -50,7 +51,7 @@ _ALL: tuple[type[Fact], ...] = (
     # GPU and memory
     CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice, MemorySnapshot,
     FabricManagerState,
-    WorkerExited,
+    WorkerExited, BenchRanksShort,
     # collectives
     CollectiveTimeout, CollectiveMismatch, CollectiveProgress, PeerLost, RankLag, UnusedParameters,
     # Flight Recorder dumps and what they show across ranks
