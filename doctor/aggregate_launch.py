@@ -1,5 +1,5 @@
 """Derived launch and environment facts (issue 12): a socket-interface setting NCCL never used while its init failed;
-one NVIDIA library installed for two CUDA majors at once."""
+one NVIDIA library installed for two CUDA majors at once; an nccl-tests run with fewer ranks than mpirun started."""
 from __future__ import annotations
 
 import re
@@ -8,7 +8,8 @@ from typing import Callable, Iterable
 
 from doctor.facts import Fact
 from doctor.facts.env import EnvVar, PackageVersion, WheelConflict
-from doctor.facts.launch import IfnameError, IfnameUnused, Interface
+from doctor.facts.launch import BenchRanksShort, IfnameError, IfnameUnused, Interface, LaunchOption
+from doctor.facts.topo import CollectiveBench
 from doctor.facts.nccl import HandleCorrupt, NcclError
 
 _NCCL_INTERFACE = ("nccl_bootstrap", "nccl_socket")
@@ -76,4 +77,21 @@ def wheel_conflicts(facts: list[Fact]) -> list[Fact]:
     return out
 
 
-LAUNCH_ENV_AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (ifname_unused, wheel_conflicts)
+def bench_ranks_short(facts: list[Fact]) -> list[Fact]:
+    """mpirun started N processes of an nccl-tests binary, and NCCL's communicator has fewer ranks than N times the
+    GPUs each process drives: the processes did not join one job (a build without MPI=1 runs each as rank 0 of its
+    own). The launch line must name a *_perf binary, so another program's mpirun is not compared."""
+    launches = [o for o in _of(facts, LaunchOption) if o.launcher == "mpirun" and o.name == "np" and o.value.isdigit()
+                and "_perf" in o.origin.text]
+    benches = [b for b in _of(facts, CollectiveBench) if b.nranks >= 1]
+    if not launches or not benches:
+        return []
+    launch, bench = launches[0], benches[0]
+    per_process = max(bench.gpus, 1)
+    if bench.nranks >= int(launch.value) * per_process:
+        return []
+    return [BenchRanksShort(node=launch.node, origin=launch.origin, launched=int(launch.value),
+                            per_process=per_process, nranks=bench.nranks)]
+
+
+LAUNCH_ENV_AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (ifname_unused, wheel_conflicts, bench_ranks_short)

@@ -52,6 +52,7 @@ from probes.nccl_ras import NcclRasJson, NcclRasText
 from probes.nccl_log import NcclLogProbe
 from probes.native_stack import NativeStacks
 from probes.profiler_table import ProfilerTable
+from probes.lightning_profiler import LightningProfiler
 from probes.nccl_tests import NcclTests
 from probes.nccl_tests_json import NcclTestsJson
 from probes.net_interfaces import NetInterfaces
@@ -97,6 +98,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     ContainerSpec,      # devices and capabilities given to a container
     NcclTests,          # nccl-tests output
     ProfilerTable,      # torch.profiler's printed key_averages() table: the DataLoader's share
+    LightningProfiler,  # PyTorch Lightning's SimpleProfiler report: train_dataloader_next's share
     MemlockLines,       # ulimit -a
     RdmaAllocErrors,    # UCX / Open MPI / libfabric: verbs objects not created, ENOMEM
     DriverFirmwareLines,  # dmesg: a NIC driver asks for newer firmware

@@ -10,8 +10,9 @@ Sample input:
 """
 from __future__ import annotations
 
+import re
 
-from doctor.facts.gpu import BusError, CudaError, GpuFault
+from doctor.facts.gpu import BusError, CudaError, GpuFault, WorkerExited
 from doctor.probing.contract import LineProbe
 from doctor.probing.regex import lazy_compile
 
@@ -40,23 +41,46 @@ _PEER_UNAVAILABLE = lazy_compile(r"Device \d+ peer access Device \d+ is not avai
 _SYMBOL_VERSION = lazy_compile(r"version `(?P<v>[^']+)' not found \(required by [^)]+\)")
 _TOOLCHAIN_VERSIONS = ("GLIBC", "CXXABI", "GCC_")   # C/C++ runtime too old: a build environment problem, not ours
 _GPU_LIBS = ("nccl", "cuda", "cudart", "cublas", "cudnn", "torch", "fabric", "ibverbs", "mlx5", "nvidia")
+# The NVIDIA userspace (NVML, libcuda) and the loaded kernel module are of different driver versions (packages
+# updated without a reboot, or an image shipping its own driver libraries), in each tool's words:
+#   Failed to initialize NVML: Driver/library version mismatch                      (nvidia-smi)
+#   nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.
+#   Impossible to initialize nvidia nvml : Driver/library version mismatch         (nvtop)
+#   pynvml.nvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch.
+#   NVRM: API mismatch: the client has the version 525.85.12, but                  (dmesg)
+#   CUDA error 803: system has unsupported display driver / cuda driver combination (cudaErrorSystemDriverMismatch)
+_DRIVER_LIBRARY = lazy_compile(r"driver/library version mismatch|NVML/RM version mismatch|LibRmVersionMismatch"
+                               r"|NVRM: API mismatch: the client has the version"
+                               r"|unsupported display driver / cuda driver combination|cudaErrorSystemDriverMismatch",
+                               re.IGNORECASE)
+# torch.utils.data's watchdog: a worker vanished without raising ("RuntimeError: DataLoader worker (pid(s) 25) exited
+# unexpectedly"); its own reason, when printed, comes as a bus error or "killed by signal" line (read above)
+_WORKER_EXITED = lazy_compile(r"DataLoader worker \(pid\(s\) (?P<pids>[\d, ]+)\) exited unexpectedly")
 _CAUSED_BY = lazy_compile(r"caused by previous Xid (?P<xid>\d+)")
 _XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
 
 
 class CudaErrors(LineProbe):
     name = "cuda_errors"
-    yields = ("cuda.error", "gpu.fault", "worker.bus_error")
+    yields = ("cuda.error", "gpu.fault", "worker.bus_error", "worker.exited")
     triggers = tuple(words for words, _ in _CUDA) + (
         "NVRM", "Xid", "fallen off the bus", "Bus error", "bus error",
         "BUS error",            # PaddlePaddle: "Unexpected BUS error encountered in DataLoader worker"
         "Signal 7 (SIGBUS)",    # torchrun's failure summary of a rank killed by SIGBUS
         "peer access Device",   # TensorRT-LLM's start-up check of each GPU pair
-        "' not found (required by")   # the loader: a versioned symbol the installed library lacks
+        "' not found (required by",   # the loader: a versioned symbol the installed library lacks
+        "ersion mismatch", "VersionMismatch", "API mismatch", "display driver / cuda driver",   # _DRIVER_LIBRARY
+        "exited unexpectedly")   # _WORKER_EXITED
 
     def feed(self, line_no: int, line: str) -> None:
+        if (m := _DRIVER_LIBRARY.search(line)):
+            self.ctx.emit(CudaError, line_no, line, error="driver_library_mismatch", detail=m.group(0))
+            return
         if "NVRM" in line or "Xid" in line or "fallen off the bus" in line:
             self._fault(line_no, line)
+            return
+        if (m := _WORKER_EXITED.search(line)):
+            self.ctx.emit(WorkerExited, line_no, line, pids=m["pids"].strip())
             return
         if "bus error" in line.lower() or "Signal 7 (SIGBUS)" in line:   # the second: torchrun's failure summary
             self.ctx.emit(BusError, line_no, line, shm_hint="shared memory" in line or "shm" in line)

@@ -18,9 +18,12 @@ from doctor.probing.regex import lazy_compile
 _DF = lazy_compile(r"^\S+\s+(?P<size>\d+(?:[.,]\d+)?[KMGTP]?)\s+\S+\s+\S+\s+(?:\d+%|-)\s+/dev/shm/?\s*$")
 _LS = lazy_compile(r"^(?P<mode>d[rwxsStT-]{9})[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+.*\s/dev/shm/?\s*$")
 _MOUNT = lazy_compile(r"^\S+\s+(?:on\s+)?/dev/shm\s+(?:type\s+)?tmpfs\s+\(?(?P<opts>\S+?)\)?(?:\s+\d+\s+\d+)?\s*$")
-# Ray's object store, started in a container whose /dev/shm is smaller than the store: refused, or moved to /tmp
+# Ray's object store, started in a container whose /dev/shm is smaller than the store: refused, or moved to /tmp.
+# The fallback's sentence is read from "/dev/shm because": pasted logs often wrap it after "instead", e.g.
+#   2025-10-09 20:16:32,652    WARNING services.py:2159 -- WARNING: The object store is using /tmp instead
+#     of /dev/shm because /dev/shm has only 5368709120 bytes available. This will harm performance! You may
 _RAY_SHORT = lazy_compile(r"object store size .{0,60}?exceeds (?:the capacity of )?/dev/shm"
-                          r"|object store is using /tmp instead of /dev/shm because /dev/shm has only (?P<avail>\d+) bytes")
+                          r"|/dev/shm because /dev/shm has only (?P<avail>\d+) bytes")
 _POWERS = {"": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4, "P": 1024**5}
 
 

@@ -59,6 +59,8 @@ class NcclTests(LineProbe):
         self.back_to_back = 0
         self.rows_at_header: object = -1
         self.copies = 0                    # extra copies of one test seen running side by side (headers or equal summaries)
+        self.section: list[tuple[int, str, str]] = []   # (size, type, redop) of the rows since the last header/summary
+        self.interleaved = 0               # extra copies seen as one size's rows printed together (see _interleaved)
 
     def _library(self, line_no: int, line: str, code: int) -> None:
         """nccl-tests 2.13+ print the NCCL they run on as NCCL_VERSION_CODE: 21903 is 2.19.3 (2.9 and later)."""
@@ -78,6 +80,7 @@ class NcclTests(LineProbe):
             if s["started"] and self.rows_at_header == s["rows"]:
                 self.copies += 1           # a second header before any result row: another copy started alongside
             self.rows_at_header = s["rows"]
+            self._end_section()
             s["gpus"], s["started"] = int(m["g"]), True
             self.anchor = self.anchor or (line_no, raw)
         elif (m := _DEVICE.search(line)):
@@ -104,6 +107,7 @@ class NcclTests(LineProbe):
                     self.copies += 1
             self.summaries.append(float(m["bw"]))
             self.rows_at_summary = s["rows"]
+            self._end_section()
         elif _FAILED.search(line):
             s["failed"] = True
         elif (m := _WRONG.search(line)):
@@ -122,14 +126,21 @@ class NcclTests(LineProbe):
         values = [_number(x) for x in numbers[:8]]
         if len(values) < 4 or values[0] is None or values[2] is None:
             return
+        self.section.append((int(tokens[0]), tokens[2], tokens[3]))
         wrong = sum(int(v) for v in (values[3], values[7] if len(values) > 7 else None)
                     if v is not None and self.wrong_column)
         self.state["wrong"] = int(self.state["wrong"]) + wrong
         self.sizes.append((line_no, raw, {"size": int(tokens[0]), "time_us": float(values[0]),
                                            "algbw": float(values[1] or 0), "busbw": float(values[2]), "wrong": wrong}))
 
+    def _end_section(self) -> None:
+        self.interleaved = max(self.interleaved, _interleaved(self.section))
+        self.section = []
+
     def finish(self) -> None:
         s = self.state
+        self._end_section()
+        self.copies = max(self.copies, self.interleaved)
         for line_no, line, values in self.sizes:
             self.ctx.emit(CollectiveSize, line_no, line, op=str(s["op"]), **values)
         if not (s["started"] or s["complete"]):
@@ -149,6 +160,20 @@ class NcclTests(LineProbe):
 def multi_node(hosts: int, nranks: int, gpus: int) -> bool:
     """Several hosts in the device table, or more ranks than any single node here has GPUs (8 at most)."""
     return hosts > 1 or (nranks > 8 and (gpus < 0 or nranks > gpus))
+
+
+def _interleaved(rows: list[tuple[int, str, str]]) -> int:
+    """Extra copies of one test writing into one output, read from its result rows: one process sweeps the sizes
+    upward and prints each (size, type, redop) once, so two rows of the same size back to back, in a sweep of
+    several sizes, are two processes at the same point (nccl-tests built without MPI=1, each process its own
+    one-rank job). The copies seen are the most rows any one size has, less one. A sweep of one size (-b = -e)
+    repeated by -N cycles prints equal rows by itself and is not read."""
+    if len({size for size, _, _ in rows}) < 2 or not any(a == b for a, b in zip(rows, rows[1:])):
+        return 0
+    counts: dict[tuple[int, str, str], int] = {}
+    for row in rows:
+        counts[row] = counts.get(row, 0) + 1
+    return max(counts.values()) - 1
 
 
 def _spread(values: list[float]) -> float:

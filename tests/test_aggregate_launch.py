@@ -49,3 +49,20 @@ def test_two_cuda_majors_of_one_wheel() -> None:
     text = "[pip3] nvidia-nccl-cu12==2.29.3\n[pip3] nvidia-nccl-cu13==2.29.7\n[pip3] nvidia-cublas-cu12==12.4.5.8\n"
     (w,) = [f for f in facts_of((Versions, text)) if f.KIND == "pkg.wheel_conflict"]
     assert (w.package, w.count, w.variants) == ("nvidia-nccl", 2, "nvidia-nccl-cu12==2.29.3, nvidia-nccl-cu13==2.29.7")
+
+
+def test_nccl_tests_with_fewer_ranks_than_mpirun_started() -> None:
+    """nccl-tests#294 (verbatim lines): mpirun -np 16 of all_reduce_perf, NCCL's comm says nranks 1."""
+    from doctor.aggregate_launch import bench_ranks_short
+    from probes.launch_command import LaunchCommand
+    from probes.nccl_tests import NcclTests
+    launch = ("mpirun -np 16 -N 8 -hostfile hostfile --bind-to none -mca btl tcp,self -mca coll_hcoll_enable 0 -x PATH "
+              "-x LD_LIBRARY_PATH -x NCCL_DEBUG=INFO /home/ubuntu/nccl-tests/build/all_reduce_perf -b 128M -e 2048M "
+              "-f 2 -t 1 -g 1 -c 1 -n 10\n")
+    output = ("h100-test-rg-1:19570:19570 [0] NCCL INFO comm 0x55ba38f2abd0 rank 0 nranks 1 cudaDev 0 busId 200010 - "
+              "Destroy COMPLETE\n# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0\n")
+    facts = parse_lines(LaunchCommand, launch) + parse_lines(NcclTests, output)
+    (short,) = bench_ranks_short(facts)
+    assert (short.launched, short.per_process, short.nranks) == (16, 1, 1)
+    # the same output under mpirun -np 1 is one rank of one process: nothing missing
+    assert not bench_ranks_short(parse_lines(LaunchCommand, launch.replace("-np 16", "-np 1")) + parse_lines(NcclTests, output))

@@ -16,6 +16,8 @@ from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, Inspe
 from doctor.facts.env import (ContainerDevice, EnvVar, PackageVersion, RayVersionReport, ShmShort, ShmSize, Ulimit, VersionSkew,
                               WheelConflict)
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
+from doctor.facts.gpu import WorkerExited
+from doctor.facts.launch import BenchRanksShort
 from doctor.facts.gpu import FabricManagerState
 from doctor.facts.gpu import GpuDiagnostic
 from doctor.facts.logline import ErrorLine
@@ -51,7 +53,7 @@ _ALL: tuple[type[Fact], ...] = (
     # GPU and memory
     CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice, MemorySnapshot,
     FabricManagerState,
-    GpuDiagnostic,
+    GpuDiagnostic, WorkerExited, BenchRanksShort,
     # collectives
     CollectiveTimeout, CollectiveMismatch, CollectiveProgress, PeerLost, RankLag, UnusedParameters,
     # Flight Recorder dumps and what they show across ranks

@@ -8,7 +8,9 @@ from doctor.facts.base import Fact, fact
 @fact
 class CudaError(Fact):
     """kind: driver_insufficient | launch_failure | device_busy | illegal_address | no_device | ecc | lib_missing |
-    context_oom (creating the CUDA context ran out of memory) | driver_unreachable (nvidia-smi reaches no driver) | other."""
+    context_oom (creating the CUDA context ran out of memory) | driver_unreachable (nvidia-smi reaches no driver) |
+    driver_library_mismatch (the NVIDIA userspace, NVML or libcuda, is of another driver version than the loaded
+    kernel module) | other."""
 
     KIND = "cuda.error"
     error: str = "other"
@@ -53,6 +55,15 @@ class BusError(Fact):
 
     KIND = "worker.bus_error"
     shm_hint: bool = False
+
+
+@fact
+class WorkerExited(Fact):
+    """PyTorch's DataLoader reports that a worker process died with no error of its own ("DataLoader worker (pid(s)
+    N) exited unexpectedly"): killed from outside (SIGBUS on a full /dev/shm, the kernel's OOM killer) or crashed."""
+
+    KIND = "worker.exited"
+    pids: str = ""
 
 
 @fact

@@ -166,3 +166,15 @@ class DeviceMismatch(Fact):
     KIND = "launch.device_mismatch"
     sign: str = ""
     devices: str = ""              # "cuda:1, cuda:0" when the message names them
+
+
+@fact
+class BenchRanksShort(Fact):
+    """An nccl-tests run whose communicator holds fewer ranks than its launcher started GPUs: mpirun -np N of a
+    *_perf binary while NCCL reports nranks below N x the GPUs per process (derived: doctor/aggregate_launch.py).
+    A build without MPI=1 makes each process a one-process job. origin: the launch line."""
+
+    KIND = "bench.ranks_short"
+    launched: int = -1             # mpirun's -np
+    per_process: int = 1           # nGpus of the test's header (1 when not shown): the fewest ranks each process adds
+    nranks: int = -1               # the largest 'nranks' NCCL printed for the test

@@ -173,10 +173,14 @@ class GpuUtilisation(Fact):
 
 @fact
 class ProfilerTableRow(Fact):
-    """A row of torch.profiler's printed summary (`prof.key_averages().table()`) for the input pipeline: the
-    `enumerate(DataLoader)#...__next__` record, with its share of the profiled CPU time."""
+    """A row of a profiler's printed summary for the input pipeline, with its share of the profiled time:
+    torch.profiler's table (`prof.key_averages().table()`): the `enumerate(DataLoader)#...__next__` record;
+    PyTorch Lightning's SimpleProfiler report: `[_TrainingEpochLoop].train_dataloader_next` (`get_train_batch`
+    before Lightning 1.5)."""
 
     KIND = "profile.dataloader"
     name: str = ""                   # the row's name as printed (truncated by the table)
-    cpu_total_frac: float = -1       # its "CPU total %" column, 0..1
-    calls: int = -1                  # "# of Calls": batches fetched while profiling
+    cpu_total_frac: float = -1       # its share of the profiled time, 0..1: torch.profiler's "CPU total %" column,
+                                     # Lightning's "Percentage %" (of the wall time the profiler covered)
+    calls: int = -1                  # "# of Calls" / "Num calls": batches fetched while profiling
+    table: str = "torch.profiler"    # torch.profiler | lightning (which table the row comes from)

@@ -35,3 +35,18 @@ def test_ray_moving_its_store_to_tmp_is_read_with_the_size(tmp_path: Path) -> No
     assert not short.refused and short.available == 67108864
     (size,) = facts_of([str(log)], "sys.shm")     # Ray measured /dev/shm: the size NODE001 judges, as from df
     assert size.size == 67108864
+
+
+# fixtures/cases/shm-open-instruct-1067: the same warning wrapped after "instead" as the job's log printed it
+RAY_FALLBACK_WRAPPED = """\
+2025-10-09 20:16:32,652    WARNING services.py:2159 -- WARNING: The object store is using /tmp instead
+  of /dev/shm because /dev/shm has only 5368709120 bytes available. This will harm performance! You may
+  be able to free up space by deleting files in /dev/shm. If you are inside a Docker container, you can
+"""
+
+
+def test_ray_fallback_wrapped_after_instead_is_read_on_its_second_line(tmp_path: Path) -> None:
+    log = tmp_path / "ray.log"
+    log.write_text(RAY_FALLBACK_WRAPPED, encoding="utf-8")
+    (short,) = shm_short([str(log)])
+    assert not short.refused and short.available == 5368709120 and short.origin.line == 2

@@ -81,3 +81,39 @@ def test_fabric_managers_version_refusal_names_both_versions() -> None:
 def test_a_running_fabric_manager_gives_nothing() -> None:
     text = open("fixtures/logs/fabricmanager-status-running.txt", encoding="utf-8").read()
     assert not kinds(parse_lines(FabricManagerLines, text), "gpu.fabric_manager")
+
+
+# The NVIDIA userspace and the loaded kernel module of different versions, in each tool's words (verbatim lines):
+# fixtures/cases/driver-biop-desktop-27, driver-mxnet-21114, driver-nvtop-125
+DRIVER_LIBRARY_MISMATCH = (
+    "Failed to initialize NVML: Driver/library version mismatch\n",
+    "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.\n",
+    "Impossible to initialize nvidia nvml : Driver/library version mismatch\n",
+)
+# nvidia-smi's healthy header and a Ray version error: a 'version' and a 'mismatch' that are not the driver's
+NOT_DRIVER_LIBRARY = (
+    "| NVIDIA-SMI 550.54.14              Driver Version: 550.54.14      CUDA Version: 12.4     |\n",
+    "Exception: Version mismatch: The cluster was started with:\n",
+)
+
+
+def test_every_wording_of_the_driver_library_mismatch_is_read() -> None:
+    for text in DRIVER_LIBRARY_MISMATCH:
+        (err,) = kinds(parse_lines(CudaErrors, text), "cuda.error")
+        assert err.error == "driver_library_mismatch", text
+
+
+def test_other_version_lines_are_no_driver_library_mismatch() -> None:
+    for text in NOT_DRIVER_LIBRARY:
+        assert not kinds(parse_lines(CudaErrors, text), "cuda.error"), text
+
+
+# fixtures/cases/shm-detectron2-384 (verbatim); a worker's own exception is no vanished worker
+WORKER_EXITED = "RuntimeError: DataLoader worker (pid(s) 25) exited unexpectedly\n"
+WORKER_RAISED = "KeyError: Caught KeyError in DataLoader worker process 0.\n"
+
+
+def test_a_dataloader_worker_that_vanished_is_read_with_its_pid() -> None:
+    (w,) = kinds(parse_lines(CudaErrors, WORKER_EXITED), "worker.exited")
+    assert w.pids == "25"
+    assert not kinds(parse_lines(CudaErrors, WORKER_RAISED), "worker.exited")
