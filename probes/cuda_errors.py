@@ -55,7 +55,7 @@ _DRIVER_LIBRARY = lazy_compile(r"driver/library version mismatch|NVML/RM version
                                re.IGNORECASE)
 # torch.utils.data's watchdog: a worker vanished without raising ("RuntimeError: DataLoader worker (pid(s) 25) exited
 # unexpectedly"); its own reason, when printed, comes as a bus error or "killed by signal" line (read above)
-_WORKER_EXITED = lazy_compile(r"DataLoader worker \(pid\(s\) (?P<pids>[\d, ]+)\) exited unexpectedly")
+_WORKER_EXITED = lazy_compile(r"DataLoader worker \(pid(?:\(s\))? (?P<pids>[\d, ]+)\) exited unexpectedly")   # older PyTorch: "(pid N) exited unexpectedly with exit code 1"
 _CAUSED_BY = lazy_compile(r"caused by previous Xid (?P<xid>\d+)")
 _XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
 

@@ -117,3 +117,12 @@ def test_a_dataloader_worker_that_vanished_is_read_with_its_pid() -> None:
     (w,) = kinds(parse_lines(CudaErrors, WORKER_EXITED), "worker.exited")
     assert w.pids == "25"
     assert not kinds(parse_lines(CudaErrors, WORKER_RAISED), "worker.exited")
+
+
+# fixtures/cases/shm-semseg-pytorch-80 (verbatim): older PyTorch's wording, one pid and the exit code
+WORKER_EXITED_OLD = "RuntimeError: DataLoader worker (pid 7948) exited unexpectedly with exit code 1\n"
+
+
+def test_the_older_single_pid_wording_is_the_same_sign() -> None:
+    (w,) = kinds(parse_lines(CudaErrors, WORKER_EXITED_OLD), "worker.exited")
+    assert w.pids == "7948"
