@@ -51,8 +51,9 @@ def test_logs_become_per_gpu_facts_and_a_hint() -> None:
         ("compute-bound-4gpu.csv", g) for g in range(4)] + [("input-bound-2gpu.txt", 0), ("input-bound-2gpu.txt", 1)]
     assert [d.cause for d in report.diagnoses] == ["dataloader_bottleneck"]
     # a hint: utilisation alone does not convict. PERF008 is written at 0.3 and no case fits it; the fitted bias of
-    # dataloader_bottleneck (cases where a trace or step log convicts it) lifts it to about even odds, never more
-    assert report.diagnoses[0].confidence < 0.55
+    # dataloader_bottleneck (cases where a trace, a profiler table or a step log convicts it) lifts it to about even
+    # odds (0.58 with the weights of 565 cases), far from the 0.9+ of a convicting sign
+    assert report.diagnoses[0].confidence < 0.65
 
 
 def test_utilisation_and_trace_together_raise_the_dataloader_cause() -> None:
