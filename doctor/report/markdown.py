@@ -9,6 +9,7 @@ import re
 
 from doctor.rank import Diagnosis, Evidence
 from doctor.report.model import Report
+from doctor.report.nothing_found import advice
 
 _CODE = re.compile(r"`([^`]+)`")
 
@@ -42,7 +43,7 @@ def render(report: Report) -> str:
                  + (f", symptom: {report.symptom}" if report.symptom else "") + ".")
     lines.append("")
     if report.healthy:
-        lines += ["No known cause found in these inputs.", ""]
+        lines += ["No known cause found in these inputs.", ""] + [plain(line) for line in advice(report)] + [""]
     for number, diagnosis in enumerate(report.diagnoses, 1):
         lines += _diagnosis(number, diagnosis)
     if report.diagnoses:

@@ -10,6 +10,7 @@ from rich.text import Text
 from doctor.printable import printable
 from doctor.rank import Diagnosis
 from doctor.report.model import Report
+from doctor.report.nothing_found import advice
 
 MAX_SHOWN = 5
 
@@ -58,8 +59,7 @@ def render(report: Report) -> RenderableType:
         parts.append(Text(printable(f"skipped {item.path}: {item.reason}"), style="yellow"))
     if report.healthy:
         parts.append(Text("No known cause found in these inputs.", style="bold green"))
-        parts.append(Text("Add more artifacts (NCCL_DEBUG=INFO log, nvidia-smi topo -m, collect_env) or run "
-                          "`doctor scan` on the node.", style="grey50"))
+        parts.extend(Text(printable(line), style="grey50") for line in advice(report))
         stop = next((f for f in report.facts if f.KIND == "nccl.init_unfinished"), None)
         if stop is not None:
             parts.append(Text(printable(f"NCCL's output stops inside communicator init at {stop.origin.source}:"

@@ -11,6 +11,7 @@ from textual.widgets import Footer, Header, Static
 
 from doctor.rank import Diagnosis
 from doctor.report.model import Report
+from doctor.report.nothing_found import missing_artifacts
 from doctor.tui.checks import LIVE_CHECKS, LiveCheck, next_items
 from doctor.tui.messages import CauseHighlighted, CauseOpened, CheckRequested
 from doctor.tui.widgets.cause_view import CauseView
@@ -18,8 +19,12 @@ from doctor.tui.widgets.diagnosis_list import DiagnosisList
 from doctor.tui.widgets.header import ICON
 from doctor.tui.widgets.highlight import first_command
 
-NOTHING_FOUND = ("No known cause found in these inputs.\n\nAdd more artifacts (a log with NCCL_DEBUG=INFO, "
-                 "`nvidia-smi topo -m`, collect_env output), or press s to choose another symptom.")
+def nothing_found(report: Report) -> str:
+    """The heading when no cause is found: why, what was not uploaded, and the TUI's own way to name a symptom."""
+    missing = missing_artifacts(report)
+    upload = f"Not uploaded yet: {'; '.join(missing)}. " if missing else ""
+    return ("No known cause found in these inputs.\n\nNothing in them shows a failure: no error line, no figure below "
+            f"an expectation. {upload}Or press s to choose the symptom you saw.")
 
 
 def rule_names() -> dict[str, str]:
@@ -92,7 +97,8 @@ class DiagnosisScreen(Screen[None]):
         if not report.diagnoses:
             view = self.query_one(CauseView)
             view.show(None, [], self.names)
-            view.query_one("#cause-heading", Static).update(Content(unknowns(report)) if report.unexplained_lines else NOTHING_FOUND)
+            heading = Content(unknowns(report)) if report.unexplained_lines else nothing_found(report)
+            view.query_one("#cause-heading", Static).update(heading)
         else:
             self._show(causes.current)
 

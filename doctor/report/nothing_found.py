@@ -1,0 +1,31 @@
+"""What a report says when nothing in the input shows a failure: why it found nothing, how to ask for a symptom's
+usual causes, and which of the usual artifacts were not uploaded (the ones that were are not asked for again)."""
+from __future__ import annotations
+
+from doctor.report.model import Report
+
+# The artifacts worth uploading first, and the probes that read each: asked for only when none of them read anything.
+USUAL_ARTIFACTS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("the log of every rank run with NCCL_DEBUG=INFO", frozenset({"nccl_log", "nccl_errors"})),
+    ("nvidia-smi topo -m", frozenset({"topo_matrix"})),
+    ("python -m torch.utils.collect_env", frozenset({"versions", "node_versions", "pip_list"})),
+)
+SYMPTOMS = "hang|init_timeout|nccl_error|crash|slow_training|slow_multinode|oom"
+
+
+def missing_artifacts(report: Report) -> list[str]:
+    """The usual artifacts no probe read anything from in this report's inputs."""
+    read = {f.origin.probe for f in report.facts if f.KIND != "probe.status"}
+    return [name for name, probes in USUAL_ARTIFACTS if not read & probes]
+
+
+def advice(report: Report) -> list[str]:
+    """The lines under "No known cause found": each a sentence."""
+    lines = ["Nothing in these inputs shows a failure: no error line, no figure below an expectation."]
+    if report.symptom is None:
+        lines.append(f"If the job failed anyway, say how: `doctor analyze --symptom {SYMPTOMS} PATH...` lists that "
+                     "symptom's usual causes and the check that tells each apart.")
+    missing = missing_artifacts(report)
+    if missing:
+        lines.append("Not uploaded yet: " + "; ".join(missing) + ". Or run `doctor scan` on the node.")
+    return lines
