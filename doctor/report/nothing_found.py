@@ -2,6 +2,7 @@
 usual causes, and which of the usual artifacts were not uploaded (the ones that were are not asked for again)."""
 from __future__ import annotations
 
+from doctor.judgement.context import shows_failure
 from doctor.report.model import Report
 
 # The artifacts worth uploading first, and the probes that read each: asked for only when none of them read anything.
@@ -21,7 +22,11 @@ def missing_artifacts(report: Report) -> list[str]:
 
 def advice(report: Report) -> list[str]:
     """The lines under "No known cause found": each a sentence."""
-    lines = ["Nothing in these inputs shows a failure: no error line, no figure below an expectation."]
+    if shows_failure(report.facts):         # e.g. a benchmark below its expectation that no rule explains
+        lines = ["The inputs show a symptom, but no rule names a cause and none of its usual causes is likely enough "
+                 "to show."]
+    else:
+        lines = ["Nothing in these inputs shows a failure: no error line, no figure below an expectation."]
     if report.symptom is None:
         lines.append(f"If the job failed anyway, say how: `doctor analyze --symptom {SYMPTOMS} PATH...` lists that "
                      "symptom's usual causes and the check that tells each apart.")
