@@ -51,6 +51,9 @@ _OFI_LAST = "NET/OFI Unable to"
 # NCCL 2.2x's own text for a failed NVLS multicast call, as torch repeats it under "Last error:" (the WARN reads
 # "transport/nvls.cc:N NCCL WARN Cuda failure N '...'")
 _NVLS_LAST = lazy_compile(r"Failed to \w+ NVLink SHARP \(NVLS\) Multicast memory.*?CUDA error (?P<code>\d+) '(?P<text>[^']*)'")
+# NCCL's CUDACHECK text ("Cuda failure 'invalid argument'", 2.19+ "Cuda failure 1 'invalid argument'") as torch repeats it
+# under "Last error:" after ncclUnhandledCudaError: the CUDA error NCCL got, named (the WARN line itself is read above)
+_CUDA_FAILURE_LAST = lazy_compile(r"\bCuda failure (?:\d+ )?'[^']+'")
 
 
 def _gid_text(prefix: str, iid: str) -> str:
@@ -78,7 +81,7 @@ class NcclErrors(LineProbe):
                 "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
                 "Call to ibv_", "Got completion from peer", "Got completion with error", "Got async event", "unable to write to file </torch_",
                 "unable to open shared memory", "unable to allocate shared memory", "unable to mmap", "with family 0", "neither AF_INET", " WARN ",
-                " qpn ", "NVLink SHARP (NVLS) Multicast", _OFI_LAST, *_BARE_WARNS)
+                " qpn ", "NVLink SHARP (NVLS) Multicast", _OFI_LAST, "Cuda failure", *_BARE_WARNS)
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -95,6 +98,8 @@ class NcclErrors(LineProbe):
             self.ctx.emit(NcclWarn, line_no, line, src="", message=line[line.index(_OFI_LAST):].strip()[:200])
         elif nvls := _NVLS_LAST.search(line):
             self.ctx.emit(NcclWarn, line_no, line, src="nvls", message=f"Cuda failure {nvls['code']} '{nvls['text']}'")
+        elif cuda := _CUDA_FAILURE_LAST.search(line):
+            self.ctx.emit(NcclWarn, line_no, line, src="", message=cuda.group(0)[:200])
         self._calls(line_no, line)
         if "with family 0" in line or "neither AF_INET" in line:
             self.ctx.emit(HandleCorrupt, line_no, line, detail="peer address decoded with family 0")
