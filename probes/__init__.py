@@ -29,6 +29,7 @@ from probes.gpu_utilisation import DmonLog, QueryGpuCsv
 from probes.horovod import Horovod
 from probes.host_config import HostConfig
 from probes.ib_devinfo import IbvDevinfo
+from probes.show_gids import ShowGids
 from probes.ib_status import IbStatus
 from probes.iommu import IommuLines
 from probes.iperf3 import Iperf3Json, Iperf3Text
@@ -135,6 +136,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     NvidiaSmiQuery,     # nvidia-smi -q: PCIe link, clocks event reasons, ECC, remapping, fabric, processes
     NvmlReadings,       # NVML readings saved as JSON by the live reader
     IbvDevinfo,         # ibv_devinfo [-v]: ports, link layer, GIDs
+    ShowGids,           # show_gids: every GID row with its IPv4 address and RoCE version
     IbStatus,           # ibstat / ibstatus
     EthtoolInfo,        # ethtool -i: adapter driver and firmware
     RdmaLink,           # rdma link
