@@ -10,6 +10,7 @@ from typing import Callable, Iterable
 
 from doctor.aggregate_flight_recorder import flight_recorder, inspector_lag, stack_outliers
 from doctor.aggregate_node import gid_choice, hca_check, ib_summary, qp_timeouts, rail_layout, rdma_present, rdma_witness
+from doctor.aggregate_node import ud_timeouts
 from doctor.aggregate_gpu_memory import gpu0_excess
 from doctor.aggregate_nccl import init_unfinished
 from doctor.bandwidth import expected_bandwidth
@@ -193,6 +194,7 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     ib_summary, hca_check, gid_choice, rail_layout, expected_bandwidth,     # node probes (doctor/aggregate_node.py)
     qp_timeouts,            # ibv_modify_qp timeouts in their context: rails or RoCE GIDs (doctor/aggregate_node.py)
     rdma_present,           # IB/RoCE hardware shown at all: what ib_not_used needs (doctor/aggregate_node.py)
+    ud_timeouts,            # UCX endpoint timeouts with the node's RoCE evidence (doctor/aggregate_node.py)
     node_skew, slow_links, stragglers, busbw_check, pcie_summary, job_ib_summary,     # whole job (doctor/aggregate_cluster.py)
     flight_recorder, stack_outliers, inspector_lag,    # Flight Recorder, py-spy, NCCL Inspector: who diverged (aggregate_flight_recorder.py)
     trace_job, trace_skew,          # profiler traces of several ranks: exposed communication, stragglers, absent ranks

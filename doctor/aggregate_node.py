@@ -6,6 +6,7 @@ gid_choice   the GID index NCCL will use on each active RoCE port against the Ro
 rail_layout  how many NICs sit on a GPU's own PCIe switch (rails), with NCCL_CROSS_NIC
 qp_timeouts  each ibv_modify_qp ETIMEDOUT with the signs around it: RoCE or not, NICs, NCCL_CROSS_NIC, GID kinds
 rdma_present whether the input shows IB/RoCE hardware at all (ports, NCCL's HCAs, HCA settings, /dev/infiniband, IPoIB)
+ud_timeouts  each UCX endpoint timeout with the node's RoCE evidence (Ethernet port, /RoCE HCA, IPv4-mapped GID, RoCE-only setting)
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from collections import defaultdict
 
 from doctor.facts import Fact
 from doctor.facts.env import ContainerDevice, EnvVar
-from doctor.facts.fabric import GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout, RdmaPresent
+from doctor.facts.fabric import (EndpointTimeout, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout,
+                                 RdmaPresent, UcxFatal)
 from doctor.facts.launch import Interface
 from doctor.facts.nccl import CallFailed, NcclHca
 from doctor.facts.topo import TopoNic
@@ -196,3 +198,33 @@ def rdma_present(facts: list[Fact]) -> list[Fact]:
         if seen:
             out[f.node] = RdmaPresent(node=f.node, origin=f.origin, source=seen[0], detail=seen[1])
     return list(out.values())
+
+
+# settings that act only on an Ethernet (RoCE) port: pause frames, RoCE subnet and version, the RoCE GID index
+ROCE_ONLY_SETTINGS = ("UCX_IB_ETH_PAUSE_ON", "UCX_IB_ROCE_LOCAL_SUBNET", "UCX_IB_ROCE_SUBNET_PREFIX_LEN", "UCX_IB_GID_INDEX",
+                      "NCCL_IB_GID_INDEX", "NCCL_IB_ROCE_VERSION_NUM")
+
+
+def roce_sign(facts: list[Fact]) -> str:
+    """What in these facts shows a RoCE (Ethernet) RDMA port, '' when nothing does."""
+    for f in facts:
+        if isinstance(f, IbPort) and f.roce:
+            return f"{f.device}:{f.port} has an Ethernet link layer"
+        if isinstance(f, NcclHca) and f.link_layer == "RoCE":
+            return f"NCCL uses {f.name}:{f.port}/RoCE"
+        if isinstance(f, IbGid) and (f.ipv4 or f.version == "v2"):
+            return f"GID[{f.index}] {f.gid} is a RoCE GID" + (f" (IPv4 {f.ipv4})" if f.ipv4 else "")
+        if isinstance(f, EnvVar) and f.name in ROCE_ONLY_SETTINGS and f.value.strip():
+            return f"{f.name}={f.value} is a RoCE setting"
+    return ""
+
+
+def ud_timeouts(facts: list[Fact]) -> list[Fact]:
+    """One EndpointTimeout per UCX fatal timeout line, with the RoCE evidence of its node (or of files naming none)."""
+    out: list[Fact] = []
+    for f in facts:
+        if isinstance(f, UcxFatal) and f.timeout:
+            sign = roce_sign(_here(facts, f.node))
+            out.append(EndpointTimeout(node=f.node, rank=f.rank, origin=f.origin, transport=f.transport,
+                                       roce=bool(sign), roce_sign=sign))
+    return out

@@ -29,6 +29,7 @@ from probes.gpu_utilisation import DmonLog, QueryGpuCsv
 from probes.horovod import Horovod
 from probes.host_config import HostConfig
 from probes.ib_devinfo import IbvDevinfo
+from probes.show_gids import ShowGids
 from probes.ib_status import IbStatus
 from probes.iommu import IommuLines
 from probes.iperf3 import Iperf3Json, Iperf3Text
@@ -40,6 +41,7 @@ from probes.launch_errors import LaunchErrors
 from probes.lightning import Lightning
 from probes.limits import MemlockLines, MemlockValue
 from probes.rdma_alloc import RdmaAllocErrors
+from probes.ucx_fatal import UcxFatalLines
 from probes.driver_firmware import DriverFirmwareLines
 from probes.megatron_log import MegatronLog
 from probes.lspci import Lspci
@@ -101,6 +103,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     LightningProfiler,  # PyTorch Lightning's SimpleProfiler report: train_dataloader_next's share
     MemlockLines,       # ulimit -a
     RdmaAllocErrors,    # UCX / Open MPI / libfabric: verbs objects not created, ENOMEM
+    UcxFatalLines,      # UCX transports' fatal lines: ud_iface.c ... Fatal: transport error: Endpoint timeout
     DriverFirmwareLines,  # dmesg: a NIC driver asks for newer firmware
     OpenFiles,          # ulimit -n / open files (-n), EMFILE 'Too many open files'
     TrainLog,           # per-step timings of training logs
@@ -133,6 +136,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     NvidiaSmiQuery,     # nvidia-smi -q: PCIe link, clocks event reasons, ECC, remapping, fabric, processes
     NvmlReadings,       # NVML readings saved as JSON by the live reader
     IbvDevinfo,         # ibv_devinfo [-v]: ports, link layer, GIDs
+    ShowGids,           # show_gids: every GID row with its IPv4 address and RoCE version
     IbStatus,           # ibstat / ibstatus
     EthtoolInfo,        # ethtool -i: adapter driver and firmware
     RdmaLink,           # rdma link

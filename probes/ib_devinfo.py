@@ -14,6 +14,7 @@ Sample input:
 """
 from __future__ import annotations
 
+import ipaddress
 import re
 
 from doctor.facts.hostconf import Firmware
@@ -28,6 +29,19 @@ _HCA_FIELD = lazy_compile(r"^\s*(?P<key>fw_ver|board_id|vendor_part_id|sys_image
 _GID = lazy_compile(r"^\s*GID\[\s*(?P<i>\d+)\]:\s*(?P<gid>[0-9a-fA-F:.]+)(?:,\s*(?P<kind>.+?))?\s*$")
 
 
+def _roce_gid(m: re.Match[str] | None) -> bool:
+    """A GID line that is RoCE by its type ('RoCE v2') or by its value: an IPv4-mapped GID (::ffff:a.b.c.d, or
+    0000:...:ffff:xxxx:xxxx as GID tables print it) is an IP address, which only an Ethernet port carries."""
+    if m is None:
+        return False
+    if "RoCE" in (m["kind"] or ""):
+        return True
+    try:
+        return ipaddress.IPv6Address(m["gid"]).ipv4_mapped is not None
+    except ValueError:
+        return False
+
+
 class IbvDevinfo(DocumentProbe):
     name = "ibv_devinfo"
     yields = ("ib.port", "ib.gid", "hw.firmware")
@@ -37,7 +51,7 @@ class IbvDevinfo(DocumentProbe):
     def sniff(cls, head: str) -> bool:
         lines = head.splitlines()[:300]
         return any(_HCA.match(x) for x in lines) and any(_PORT.match(x) for x in lines) or \
-            any((m := _GID.match(x)) and "RoCE" in (m["kind"] or "") for x in lines)   # a pasted GID table alone
+            any(_roce_gid(_GID.match(x)) for x in lines)   # a pasted GID table alone
 
     def parse(self, text: str, ctx: ParseContext) -> None:
         device, reading = "", None
@@ -64,8 +78,8 @@ class IbvDevinfo(DocumentProbe):
                 continue
             if reading is None:
                 m = _GID.match(line)      # GID lines pasted without their hca_id/port header: the table, port unknown
-                if m and "RoCE" in (m["kind"] or ""):
-                    emit_gid(ctx, number, line, device, -1, int(m["i"]), m["gid"], m["kind"])
+                if _roce_gid(m):
+                    emit_gid(ctx, number, line, device, -1, int(m["i"]), m["gid"], m["kind"] or "")
                 continue
             m = _FIELD.match(line)
             if m:

@@ -7,6 +7,7 @@ from doctor.facts.cluster import (BusBandwidth, BusbwCheck, ClusterRank, JobIbSu
 from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost, RankLag, UnusedParameters
 from doctor.facts.fabric import (ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout,
                                  RdmaPresent, TopoAffinity)
+from doctor.facts.fabric import EndpointTimeout, UcxFatal
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
                                    PciAcs, PcieLink)
 from doctor.facts.hardware import ModuleInstalled, ModuleQuery
@@ -80,6 +81,7 @@ _ALL: tuple[type[Fact], ...] = (
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
     IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth, QpTimeout,
     RdmaPresent,
+    UcxFatal, EndpointTimeout,
     # speed: profiler traces, skew across ranks, utilisation
     TraceStep, TraceRank, TraceCollectives, TraceJob, TraceStraggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,
     ProfilerTableRow,

@@ -132,3 +132,25 @@ class RdmaPresent(Fact):
     KIND = "ib.present"
     source: str = ""               # rdma_port | nccl_hca | nccl_ib_setting | container_device | ipoib_interface
     detail: str = ""               # the device, setting or interface that shows it
+
+
+@fact
+class UcxFatal(Fact):
+    """A UCX transport's fatal line (`ud_iface.c:781  Fatal: transport error: Endpoint timeout`): the source file
+    names the transport (ud_*, rc_*, dc_*), timeout whether the message is a timeout."""
+
+    KIND = "ucx.fatal"
+    transport: str = ""            # ud | rc | dc | '' (the file did not say)
+    message: str = ""
+    timeout: bool = False
+
+
+@fact
+class EndpointTimeout(Fact):
+    """A UCX endpoint that timed out, with the node's RoCE evidence (aggregation): on RoCE an unreachable peer
+    endpoint at connect time is first a GID question; on InfiniBand it is not."""
+
+    KIND = "ib.endpoint_timeout"
+    transport: str = ""
+    roce: bool = False
+    roce_sign: str = ""            # what shows RoCE: an Ethernet port, NCCL's /RoCE HCA, an IPv4-mapped GID, a RoCE-only setting
