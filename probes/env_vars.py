@@ -25,7 +25,8 @@ _NCCL_ECHO_BARE = lazy_compile(r"\b" + _NAME + r" set by environ")
 _YAML_NAME = lazy_compile(r"-\s*name:\s*[\"']?" + _NAME + r"[\"']?\s*$")
 _YAML_VALUE = lazy_compile(r"^\s*value:\s*[\"']?(?P<value>[^\"']*)[\"']?\s*$")
 # advice, not a setting: PyTorch's OOM message ends "try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"
-_ADVICE = lazy_compile(r"(?i)\b(?:try|consider|please|you (?:can|could|may|should))\s+(?:setting|to set|set)\s+$")
+# and NCCL's own error text "(run with NCCL_DEBUG=INFO for details)"
+_ADVICE = lazy_compile(r"(?i)(?:\b(?:try|consider|please|you (?:can|could|may|should))\s+(?:setting|to set|set)|\(run with)\s+$")
 SECRET = lazy_compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)", re.I)
 
 

@@ -37,3 +37,12 @@ def test_oom_advice_sets_nothing() -> None:
 
 def test_a_real_assignment_is_still_read() -> None:
     assert env(SET_ON_THE_COMMAND_LINE) == [("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")]
+
+
+# fixtures/cases/ifname-hkproj-transformer-distributed-1 (verbatim): NCCL asks for NCCL_DEBUG=INFO; the job did not set it
+NCCL_HINT = ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, "
+             "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6\n")
+
+
+def test_nccls_run_with_hint_is_not_a_setting() -> None:
+    assert not [f for f in parse_lines(EnvVars, NCCL_HINT) if f.KIND == "env.var"]
