@@ -73,23 +73,24 @@ class CudaErrors(LineProbe):
         "exited unexpectedly")   # _WORKER_EXITED
 
     def feed(self, line_no: int, line: str) -> None:
-        if (m := _DRIVER_LIBRARY.search(line)):
+        if ("ismatch" in line or "display driver" in line) and (m := _DRIVER_LIBRARY.search(line)):
             self.ctx.emit(CudaError, line_no, line, error="driver_library_mismatch", detail=m.group(0))
             return
         if "NVRM" in line or "Xid" in line or "fallen off the bus" in line:
             self._fault(line_no, line)
             return
-        if (m := _WORKER_EXITED.search(line)):
+        if "exited unexpectedly" in line and (m := _WORKER_EXITED.search(line)):
             self.ctx.emit(WorkerExited, line_no, line, pids=m["pids"].strip())
             return
         if "bus error" in line.lower() or "Signal 7 (SIGBUS)" in line:   # the second: torchrun's failure summary
             self.ctx.emit(BusError, line_no, line, shm_hint="shared memory" in line or "shm" in line)
             return
-        if (m := _SYMBOL_VERSION.search(line)) and not m["v"].startswith(_TOOLCHAIN_VERSIONS) \
+        if "' not found (required by" in line and (m := _SYMBOL_VERSION.search(line)) \
+                and not m["v"].startswith(_TOOLCHAIN_VERSIONS) \
                 and any(lib in m.group(0).lower() for lib in _GPU_LIBS):
             self.ctx.emit(CudaError, line_no, line, error="symbol_missing", detail=m.group(0)[:120])
             return
-        if _PEER_UNAVAILABLE.search(line):
+        if "peer access Device" in line and _PEER_UNAVAILABLE.search(line):
             self.ctx.emit(CudaError, line_no, line, error="peer_access", detail="peer access is not available")
             return
         for words, kind in _CUDA:

@@ -43,7 +43,7 @@ class ShmLines(LineProbe):
         self.mode: tuple[int, str, bool] | None = None
 
     def feed(self, line_no: int, line: str) -> None:
-        m = _RAY_SHORT.search(line)
+        m = _RAY_SHORT.search(line) if "object store" in line or "because /dev/shm" in line else None
         if m and m["avail"]:      # Ray measured /dev/shm (free bytes, all of it in a fresh container): a size like df's
             self.size = self.size or (line_no, line, float(m["avail"]))
             self.ctx.emit(ShmShort, line_no, line, program="ray", available=float(m["avail"]), refused=False)

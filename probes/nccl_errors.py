@@ -96,9 +96,9 @@ class NcclErrors(LineProbe):
             self.ctx.emit(NcclWarn, line_no, line, src="", message=line.strip()[-200:])
         elif _OFI_LAST in line and " INFO " not in line:
             self.ctx.emit(NcclWarn, line_no, line, src="", message=line[line.index(_OFI_LAST):].strip()[:200])
-        elif nvls := _NVLS_LAST.search(line):
+        elif "NVLS" in line and (nvls := _NVLS_LAST.search(line)):
             self.ctx.emit(NcclWarn, line_no, line, src="nvls", message=f"Cuda failure {nvls['code']} '{nvls['text']}'")
-        elif cuda := _CUDA_FAILURE_LAST.search(line):
+        elif "Cuda failure" in line and (cuda := _CUDA_FAILURE_LAST.search(line)):
             self.ctx.emit(NcclWarn, line_no, line, src="", message=cuda.group(0)[:200])
         self._calls(line_no, line)
         if "with family 0" in line or "neither AF_INET" in line:

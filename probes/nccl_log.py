@@ -51,20 +51,19 @@ _OLD_LEVEL = lazy_compile(r"^\S+:\d+:\d+ \[\d+\] (?:[\w/.\-]+:\d+ )?(?:INFO|WARN
 # How far NCCL's init got, in order: reading the machine's topology, computing rings/trees, connecting the channels,
 # the communicator complete, collectives running. A stage is known only from a line that belongs to it.
 STAGES = ("topology", "graph", "connect", "complete", "running")
-_STAGE_SIGNS = (
+_STAGE_SIGNS = tuple((STAGES.index(name), sign) for name, sign in (     # furthest stage first
     ("running", lazy_compile(r"\bopCount [0-9a-f]+\b")),
     ("complete", lazy_compile(r"Init COMPLETE|\binit done\b|Launch mode (?:Parallel|Group)")),   # launch mode: once all are up
     ("connect", lazy_compile(r"Connected all (?:rings|trees)|\bvia (?:P2P|SHM|NET|CollNet|NVLS)")),
     ("graph", lazy_compile(r"\bPattern \d+, crossNic|\b(?:Ring|Tree) \d+ : |Channel \d+/\d+ :|\bTrees \[|Setting affinity for GPU")),
     ("topology", lazy_compile(r"Loading (?:topology file|unnamed topology)|Topology detection|\bAttached to |=== System : ")),
-)
+))
 
 
 def _stage_after(line: str, reached: int) -> int:
     """The index in STAGES of the furthest stage this line shows beyond `reached`, else `reached`: once a log has shown
     a stage, its later lines are searched only for the stages after it (none once collectives run)."""
-    for name, sign in _STAGE_SIGNS:
-        index = STAGES.index(name)
+    for index, sign in _STAGE_SIGNS:
         if index <= reached:
             return reached
         if sign.search(line):
