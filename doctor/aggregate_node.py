@@ -156,8 +156,7 @@ def qp_timeouts(facts: list[Fact]) -> list[Fact]:
         hcas = [f for f in here if isinstance(f, NcclHca)]
         ports = [f for f in here if isinstance(f, IbPort)]
         rails = [f for f in derived if isinstance(f, RailLayout) and f.node in (call.node, UNKNOWN)]
-        roce = call.roce or any(h.link_layer == "RoCE" for h in hcas) or any(p.roce for p in ports) or \
-            any(isinstance(f, IbGid) and f.version == "v2" for f in here)    # RoCE v2 GIDs exist only on Ethernet ports
+        roce = call.roce or bool(roce_sign(here))
         nics = max(len({h.name for h in hcas}), len({p.device for p in ports}), *(r.nics for r in rails), 0)
         var = _setting(facts, "NCCL_CROSS_NIC", call.node)
         pair = _gid_pair(call.local_gid, call.remote_gid)
