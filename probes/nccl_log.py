@@ -169,7 +169,8 @@ class NcclLogProbe(LineProbe):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_verbs_provider")
         elif "libibverbs" in line and ("Failed to open" in line or "not found" in line or "Could not" in line):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_verbs_lib")
-        elif "NET/OFI" in line and ("fi_getinfo() call failed" in line or "Unable to find a protocol that worked" in line):
+        elif "NET/OFI" in line and ("fi_getinfo() call failed" in line or "Unable to find a protocol that worked" in line
+                                    or "Could not find any optimal provider" in line):   # aws-ofi-nccl before 1.0 (2019)
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_ofi_provider")   # aws-ofi-nccl found no EFA device
         elif (m := _IB_DISABLE.search(line)) and m["v"].rstrip(".") not in ("0", ""):
             self.ctx.emit(IbUnavailable, line_no, line, reason="disabled_by_env")   # a cut line without the value says nothing
