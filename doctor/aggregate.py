@@ -20,7 +20,7 @@ from doctor.facts import Fact
 from doctor.facts.collective import CollectiveProgress, CollectiveTimeout, RankLag
 from doctor.facts.env import EnvVar, PackageVersion, VersionSkew
 from doctor.facts.launch import ConnectError, HostName, HostsEntry, LaunchOption, RendezvousEndpoint, RendezvousTimeout
-from doctor.facts.nccl import GdrState, NcclChannel, NcclLog, NcclNet, NcclSummary, NcclVersion
+from doctor.facts.nccl import GdrState, IbUnavailable, NcclChannel, NcclLog, NcclNet, NcclSummary, NcclVersion
 from doctor.facts.topo import TopoLink, TopoSummary
 from doctor.facts.train import SlowRank, TrainSteps
 from doctor.aggregate_host import HOST_AGGREGATORS
@@ -88,10 +88,11 @@ def nccl_summary(facts: list[Fact]) -> list[Fact]:
         any(isinstance(f, EnvVar) and f.name == "NCCL_IB_DISABLE" and f.value.rstrip(".") == "0" for f in facts) or \
         any(rdma_witness(f) for f in facts)
     nodes = job_nodes(facts)
+    old_bootstrap = _socket_line_is_bootstrap(facts)
     out: list[Fact] = []
     for log in logs:
         mine = [f for f in facts if f.node == log.node]
-        nets = {f.net for f in _of(mine, NcclNet)} | {f.transport.split("/")[1] for f in _of(mine, NcclChannel) if f.remote}
+        nets = _transports(mine, old_bootstrap) | {f.transport.split("/")[1] for f in _of(mine, NcclChannel) if f.remote}
         out.append(NcclSummary(
             node=log.node, origin=log.origin, info_lines=log.info_lines,
             ib_used="IB" in nets, socket_used="Socket" in nets,
@@ -99,6 +100,25 @@ def nccl_summary(facts: list[Fact]) -> list[Fact]:
             net_channels=sum(1 for f in _of(mine, NcclChannel) if f.remote),
             ib_configured=ib_configured, nodes=nodes))
     return out
+
+
+# NCCL 2.4.7 and before set up their bootstrap socket first and print it as "NET/Socket : Using [0]ib0" on every rank,
+# before the plugin / IB / socket transport is chosen ("NET/IB : Using [0]mlx5_0" follows when IB is used); 2.4.8 and
+# later print the bootstrap as "Bootstrap : Using". Below 2.4.8 that line alone says nothing about the transport.
+_BOOTSTRAP_AS_NET_SOCKET_BELOW = 20408
+
+
+def _socket_line_is_bootstrap(facts: list[Fact]) -> bool:
+    versions = [f.version_num for f in _of(facts, NcclVersion) if f.version_num > 0]
+    return bool(versions) and min(versions) < _BOOTSTRAP_AS_NET_SOCKET_BELOW
+
+
+def _transports(mine: list[Fact], old_bootstrap: bool) -> set[str]:
+    """The networks NCCL chose on one node. Under old_bootstrap a "NET/Socket : Using" line is the bootstrap's unless
+    NCCL also said IB is unusable there (then the socket transport is what it falls back to)."""
+    ib_out = any(_of(mine, IbUnavailable))
+    return {f.net for f in _of(mine, NcclNet)
+            if not (old_bootstrap and f.net == "Socket" and "NET/Socket" in f.origin.text and not ib_out)}
 
 
 def job_nodes(facts: list[Fact]) -> int:
