@@ -47,3 +47,9 @@ def test_mooncake_query_gid_wordings(tmp_path: Path) -> None:
 def test_working_perftest_runs_emit_nothing() -> None:
     for case in ("healthy-perftest-234-roce-write-bw-gid3", "healthy-perftest-273-roce-write-bw-postlist"):
         assert _calls(CASES / case / "input") == []
+
+
+def test_scanning_empty_gid_slots_is_enodata() -> None:
+    calls = _calls(CASES / "mooncake-1592-gid-autodetect-ipv6-only" / "input")
+    assert len(calls) == 11 and {(c.call, c.errno) for c in calls} == {("ibv_query_gid", "ENODATA")}
+    assert (calls[0].resource, calls[0].gid_index) == ("rocep153s0", 244)
