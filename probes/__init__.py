@@ -49,6 +49,7 @@ from probes.memory_snapshot import MemorySnapshotProbe
 from probes.module_queries import ModuleQueries
 from probes.nccl_errors import NcclErrors
 from probes.rdma_registration import RdmaRegistration
+from probes.rdma_qp_setup import RdmaQpSetup
 from probes.nccl_inspector import NcclInspector
 from probes.nccl_ras import NcclRasJson, NcclRasText
 from probes.nccl_log import NcclLogProbe
@@ -86,6 +87,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     NcclLogProbe,       # NCCL_DEBUG INFO: version, net, interfaces, GDR, channels
     NcclErrors,         # NCCL result codes, WARN lines, failed shm/ibv calls
     RdmaRegistration,   # ibv_reg_mr failures as UCX, NVSHMEM and perftest word them
+    RdmaQpSetup,        # queue-pair RTR / GID failures as perftest and Mooncake word them
     CudaErrors,         # CUDA errors, NVRM/Xid faults, DataLoader bus errors
     DcgmDiag,           # dcgmi diag: the tests that failed a GPU
     FabricManagerLines,  # NVSwitch Fabric Manager: service failed, or its version differs from the driver's

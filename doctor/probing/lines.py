@@ -62,6 +62,7 @@ _ERRNO_WORDS: tuple[tuple[str, str], ...] = (
     ("no route to host", "EHOSTUNREACH"), ("address already in use", "EADDRINUSE"), ("no such file", "ENOENT"),
     ("software caused connection abort", "ECONNABORTED"), ("invalid argument", "EINVAL"), ("operation not permitted", "EPERM"),
     ("bad address", "EFAULT"), ("resource temporarily unavailable", "EAGAIN"), ("timed out", "ETIMEDOUT"), ("timeout", "ETIMEDOUT"),
+    ("no data available", "ENODATA"),
 )
 _ERRNO_NUMBERS = {"28": "ENOSPC", "13": "EACCES", "12": "ENOMEM", "110": "ETIMEDOUT", "19": "ENODEV", "111": "ECONNREFUSED",
                   "104": "ECONNRESET", "101": "ENETUNREACH", "113": "EHOSTUNREACH", "98": "EADDRINUSE", "2": "ENOENT",
