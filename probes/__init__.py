@@ -14,6 +14,7 @@ from doctor.probing.stream import StreamProbe
 from probes.accelerate import Accelerate
 from probes.acs_registers import AcsRegisters
 from probes.collectives import Collectives
+from probes.nccl_coll import NcclCollLines
 from probes.container_spec import ContainerSpec
 from probes.cuda_errors import CudaErrors
 from probes.dcgm_diag import DcgmDiag
@@ -94,6 +95,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     OomMessages,        # CUDA OOM messages of every wording
     NvidiaSmiTable,     # the default nvidia-smi table: memory used per GPU, listed processes
     Collectives,        # watchdog, gloo timeouts, desync, lost peers
+    NcclCollLines,      # NCCL_DEBUG_SUBSYS=COLL: each process's last collective calls, by opCount
     TracebackFrames,    # what the program was doing
     NativeStacks,       # gdb backtraces: the innermost CUDA/NCCL call a process waits in
     EnvVars,            # NCCL_*/GLOO_*/TORCH_*/MASTER_* settings

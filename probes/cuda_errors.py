@@ -56,6 +56,10 @@ _DRIVER_LIBRARY = lazy_compile(r"driver/library version mismatch|NVML/RM version
 # torch.utils.data's watchdog: a worker vanished without raising ("RuntimeError: DataLoader worker (pid(s) 25) exited
 # unexpectedly"); its own reason, when printed, comes as a bus error or "killed by signal" line (read above)
 _WORKER_EXITED = lazy_compile(r"DataLoader worker \(pid(?:\(s\))? (?P<pids>[\d, ]+)\) exited unexpectedly")   # older PyTorch: "(pid N) exited unexpectedly with exit code 1"
+# PyTorch names the signal that killed a worker by strsignal(): "killed by signal: Bus error." A pasted message
+# wrapped at the terminal's width can break it after "Bus" (fastai/docker-containers#21); no other signal's name
+# starts with "Bus", so the line's end alone says SIGBUS (the shared-memory hint is on the wrapped lines).
+_SIGBUS_WRAPPED = lazy_compile(r"killed by signal: Bus\s*$")
 _CAUSED_BY = lazy_compile(r"caused by previous Xid (?P<xid>\d+)")
 _XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
 
@@ -67,6 +71,7 @@ class CudaErrors(LineProbe):
         "NVRM", "Xid", "fallen off the bus", "Bus error", "bus error",
         "BUS error",            # PaddlePaddle: "Unexpected BUS error encountered in DataLoader worker"
         "Signal 7 (SIGBUS)",    # torchrun's failure summary of a rank killed by SIGBUS
+        "killed by signal: Bus",   # the same line wrapped after "Bus" (_SIGBUS_WRAPPED)
         "peer access Device",   # TensorRT-LLM's start-up check of each GPU pair
         "' not found (required by",   # the loader: a versioned symbol the installed library lacks
         "ersion mismatch", "VersionMismatch", "API mismatch", "display driver / cuda driver",   # _DRIVER_LIBRARY
@@ -82,7 +87,8 @@ class CudaErrors(LineProbe):
         if "exited unexpectedly" in line and (m := _WORKER_EXITED.search(line)):
             self.ctx.emit(WorkerExited, line_no, line, pids=m["pids"].strip())
             return
-        if "bus error" in line.lower() or "Signal 7 (SIGBUS)" in line:   # the second: torchrun's failure summary
+        if "bus error" in line.lower() or "Signal 7 (SIGBUS)" in line \
+                or ("signal: Bus" in line and _SIGBUS_WRAPPED.search(line)):   # torchrun's summary; a wrapped line
             self.ctx.emit(BusError, line_no, line, shm_hint="shared memory" in line or "shm" in line)
             return
         if "' not found (required by" in line and (m := _SYMBOL_VERSION.search(line)) \

@@ -5,6 +5,7 @@ from doctor.facts.base import NO_ORIGIN, Fact, Origin, field_names, field_types
 from doctor.facts.cluster import (BusBandwidth, BusbwCheck, ClusterRank, JobIbSummary, NodeInfo, NodeSkew, PairBandwidth,
                                   PairReach, PcieSummary, RankTiming, RendezvousResult, SlowLink, Straggler)
 from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost, RankLag, UnusedParameters
+from doctor.facts.collective import NcclCollCall, NcclCollMismatch
 from doctor.facts.fabric import (ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout,
                                  RdmaPresent, TopoAffinity)
 from doctor.facts.fabric import EndpointTimeout, UcxFatal
@@ -57,6 +58,7 @@ _ALL: tuple[type[Fact], ...] = (
     GpuDiagnostic, WorkerExited, BenchRanksShort,
     # collectives
     CollectiveTimeout, CollectiveMismatch, CollectiveProgress, PeerLost, RankLag, UnusedParameters,
+    NcclCollCall, NcclCollMismatch,
     # Flight Recorder dumps and what they show across ranks
     FrDump, FrGroupRank, FrMismatch, ProcessStack, StackOutlier, NcclCommFinding, InspectorRank,
     NativeStack,

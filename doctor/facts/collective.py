@@ -59,3 +59,38 @@ class CollectiveProgress(Fact):
     KIND = "collective.progress"
     last_enqueued: int = -1
     last_completed: int = -1
+
+
+@fact
+class NcclCollCall(Fact):
+    """A collective one process called, from NCCL_DEBUG_SUBSYS=COLL's '<Op>: opCount <hex> ... count <n> datatype <d>
+    op <o> root <r> comm <ptr> [nranks=<N>]' (the last calls of each communicator of each process). comms: how many
+    communicators of this size the process used in the input; with one, its calls line up with the other processes'
+    calls of that size by opCount."""
+
+    KIND = "nccl.coll_call"
+    process: str = ""              # host:pid of the line's NCCL prefix
+    op: str = ""                   # AllReduce, Broadcast, AllGather, ReduceScatter, Reduce, Send, Recv
+    opcount: str = ""              # as NCCL prints it, hexadecimal
+    count: int = -1
+    datatype: int = -1
+    root: int = -1
+    nranks: int = -1
+    comms: int = 0
+
+
+@fact
+class NcclCollMismatch(Fact):
+    """Processes of one communicator size called different collectives at the same opCount, or the same collective
+    with a different count, datatype or root (computed by aggregation from nccl.coll_call; the earliest opCount)."""
+
+    KIND = "nccl.coll_mismatch"
+    process: str = ""
+    opcount: str = ""
+    nranks: int = -1
+    op: str = ""
+    count: int = -1
+    other_process: str = ""
+    other_op: str = ""
+    other_count: int = -1
+    processes: int = 0             # processes whose call at that opCount the input shows

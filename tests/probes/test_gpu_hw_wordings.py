@@ -24,3 +24,20 @@ def test_nvidia_smi_reaching_no_driver_is_read() -> None:
 
 def test_a_lost_device_handle_stays_a_gpu_off_the_bus() -> None:
     assert errors(DEVICE_HANDLE_LOST) == ["fell_off_bus"]
+
+
+# fixtures/cases/shm-fastai-docker-21: PyTorch's worker message as pasted, wrapped after "Bus" (held-out batch AQ)
+WRAPPED_BUS_ERROR = ("RuntimeError: DataLoader worker (pid 47) is killed by signal: Bus\n"
+                     "error. It is possible that dataloader's workers are out of shared\n"
+                     "memory. Please try to raise your shared memory limit.\n")
+
+
+def test_a_bus_error_wrapped_after_bus_is_read() -> None:
+    facts = [f for f in parse_lines(CudaErrors, WRAPPED_BUS_ERROR, source="err.txt", node="n1") if f.KIND == "worker.bus_error"]
+    assert [(f.origin.line, f.shm_hint) for f in facts] == [(1, False)]
+
+
+def test_a_signal_named_otherwise_is_no_bus_error() -> None:
+    """Only the name's end at "Bus" is read: 'killed by signal: Killed.' (the OOM killer) is not SIGBUS."""
+    text = "RuntimeError: DataLoader worker (pid 2158) is killed by signal: Killed.\n"
+    assert not [f for f in parse_lines(CudaErrors, text, source="err.txt", node="n1") if f.KIND == "worker.bus_error"]
