@@ -24,6 +24,9 @@ _ASSIGN = lazy_compile(r"(?:^|[\s;'\"(,{])(?:export\s+|set\s+)?" + _NAME + r"\s*
 # "no algorithm/protocol available for function ..." when one was forced: "NCCL_ALGO was set to NVLS."
 _NCCL_ECHO = lazy_compile(r"\b" + _NAME + r" (?:was )?set (?:by environment )?(?:to )(?P<value>\S+?)\.?(?:\s|$)")
 _NCCL_ECHO_BARE = lazy_compile(r"\b" + _NAME + r" set by environ")
+# aws-ofi-nccl applying its platform defaults to the environment ("NET/OFI Adding NCCL_PROTO=simple to environment"):
+# a setting the network plugin chose for the provider, not one the user forced
+_PLUGIN_SET = lazy_compile(r"NET/OFI Adding " + _NAME + r"=(?P<value>\S*) to environment")
 _YAML_NAME = lazy_compile(r"-\s*name:\s*[\"']?" + _NAME + r"[\"']?\s*$")
 _YAML_VALUE = lazy_compile(r"^\s*value:\s*[\"']?(?P<value>[^\"']*)[\"']?\s*$")
 # advice, not a setting: PyTorch's OOM message ends "try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"
@@ -52,6 +55,9 @@ class EnvVars(LineProbe):
         m = _YAML_NAME.search(line)
         if m:
             self.pending = (line_no, line, m["name"])
+            return
+        if "NET/OFI Adding" in line and (m := _PLUGIN_SET.search(line)):
+            self._emit(line_no, line, m["name"], m["value"], "plugin")
             return
         echoed = False
         for m in _NCCL_ECHO.finditer(line):

@@ -60,3 +60,20 @@ def test_a_library_linked_against_an_older_nccl_is_a_missing_symbol() -> None:
 
 def test_a_program_not_linked_with_nccl_is_not_read() -> None:
     assert not [f for f in parse_lines(CudaErrors, OWN_OBJECT_MISS) if f.KIND == "cuda.error"]
+
+# fixtures/cases/ksb-aws-ofi-nccl-982-tuner-v1-proto: aws-ofi-nccl applies its own defaults for the EFA provider
+PLUGIN_DEFAULTS = """\
+a100-st-p4de24xlarge-591:1754318:1754443 [1] NCCL INFO NET/OFI Need to force simple protocol: byte delivery ordering not supported
+a100-st-p4de24xlarge-591:1754318:1754443 [1] NCCL INFO NET/OFI Adding NCCL_BUFFSIZE=8388608 to environment
+a100-st-p4de24xlarge-591:1754318:1754443 [1] NCCL INFO NET/OFI Adding NCCL_PROTO=simple to environment
+"""
+
+
+def test_a_net_plugins_own_defaults_are_marked_as_the_plugins() -> None:
+    assert [(f.name, f.value, f.source) for f in parse_lines(EnvVars, PLUGIN_DEFAULTS) if f.KIND == "env.var"] == [
+        ("NCCL_BUFFSIZE", "8388608", "plugin"), ("NCCL_PROTO", "simple", "plugin")]
+
+
+def test_a_users_own_setting_is_still_environ() -> None:
+    assert [(f.name, f.source) for f in parse_lines(EnvVars, "export NCCL_PROTO=simple\n") if f.KIND == "env.var"] == [
+        ("NCCL_PROTO", "environ")]
