@@ -24,6 +24,10 @@ _CUDA: tuple[tuple[str, str], ...] = (
     ("no CUDA-capable device is detected", "no_device"), ("Found no NVIDIA driver", "no_device"),
     ("libcuda.so", "lib_missing"), ("libnccl.so", "lib_missing"), ("libcudart.so", "lib_missing"),
     ("undefined symbol: nccl", "symbol_missing"), ("undefined symbol: cuda", "symbol_missing"),
+    # the linker's words for the same miss: a shared library built against a newer NCCL than the one linked
+    # ("ld: .../libtorch_cuda.so: undefined reference to `ncclWaitSignal'"); an object of the program itself that
+    # misses -lnccl names no .so and is a build error, not read
+    (".so: undefined reference to `nccl", "symbol_missing"),
     ("GPU is lost", "fell_off_bus"), ("Unable to determine the device handle", "fell_off_bus"),
     # nvidia-smi's words when no driver answers: the module is not loaded (or does not match), or the GPU it
     # should drive did not come up on the bus

@@ -20,8 +20,13 @@ PREFIXES = ("NCCL_", "GLOO_", "TORCH_", "TORCHELASTIC_", "PYTORCH_", "MASTER_ADD
             "HOROVOD_", "TF_CONFIG", "SLURM_GPUS", "SLURM_NTASKS", "LD_LIBRARY_PATH")
 _NAME = r"(?P<name>(?:NCCL|GLOO|TORCH|TORCHELASTIC|PYTORCH|UCX|OMPI_MCA|FI|HOROVOD)_\w+|MASTER_ADDR|MASTER_PORT|WORLD_SIZE|LOCAL_RANK|LOCAL_WORLD_SIZE|CUDA_VISIBLE_DEVICES|CUDA_DEVICE_ORDER|TF_CONFIG|SLURM_GPUS\w*|SLURM_NTASKS\w*|LD_LIBRARY_PATH)"
 _ASSIGN = lazy_compile(r"(?:^|[\s;'\"(,{])(?:export\s+|set\s+)?" + _NAME + r"\s*=\s*(?P<value>\"[^\"]*\"|'[^']*'|[^\s;)}]*)")
-_NCCL_ECHO = lazy_compile(r"\b" + _NAME + r" set (?:by environment )?(?:to )(?P<value>\S+?)\.?(?:\s|$)")
+# NCCL's echo of a setting: "NCCL_P2P_LEVEL set by environment to LOC" (INFO), and the clause NCCL appends to
+# "no algorithm/protocol available for function ..." when one was forced: "NCCL_ALGO was set to NVLS."
+_NCCL_ECHO = lazy_compile(r"\b" + _NAME + r" (?:was )?set (?:by environment )?(?:to )(?P<value>\S+?)\.?(?:\s|$)")
 _NCCL_ECHO_BARE = lazy_compile(r"\b" + _NAME + r" set by environ")
+# aws-ofi-nccl applying its platform defaults to the environment ("NET/OFI Adding NCCL_PROTO=simple to environment"):
+# a setting the network plugin chose for the provider, not one the user forced
+_PLUGIN_SET = lazy_compile(r"NET/OFI Adding " + _NAME + r"=(?P<value>\S*) to environment")
 _YAML_NAME = lazy_compile(r"-\s*name:\s*[\"']?" + _NAME + r"[\"']?\s*$")
 _YAML_VALUE = lazy_compile(r"^\s*value:\s*[\"']?(?P<value>[^\"']*)[\"']?\s*$")
 # advice, not a setting: PyTorch's OOM message ends "try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"
@@ -50,6 +55,9 @@ class EnvVars(LineProbe):
         m = _YAML_NAME.search(line)
         if m:
             self.pending = (line_no, line, m["name"])
+            return
+        if "NET/OFI Adding" in line and (m := _PLUGIN_SET.search(line)):
+            self._emit(line_no, line, m["name"], m["value"], "plugin")
             return
         echoed = False
         for m in _NCCL_ECHO.finditer(line):

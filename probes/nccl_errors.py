@@ -45,7 +45,9 @@ _THREAD = lazy_compile(r"^\s*(?P<t>[\w.\-]+:\d+:\d+) ")
 _BARE_WARNS = ("Failed to find reverse path", "Could not find a path for pattern", "Could not find NET with id",
                # version signs torch repeats under "Last error:": a config from a newer nccl.h (2.17+ leaves unset
                # fields at INT_MIN) given to an older libnccl; an NCCL built for CUDA < 11.3 asked to join a CUDA graph
-               "Invalid config blocking attribute value", "cannot be captured in a graph if either it wasn't built")
+               "Invalid config blocking attribute value", "cannot be captured in a graph if either it wasn't built",
+               # a collective left with no algorithm (NCCL_ALGO / NCCL_PROTO forced one it lacks), 2.19-2.30 and 2.31
+               "no algorithm/protocol available for function", "No algorithm/protocol nor symKernelId available")
 # aws-ofi-nccl's WARN text as torch repeats it under "Last error:" ("NET/OFI Unable to insert remote address ...")
 _OFI_LAST = "NET/OFI Unable to"
 # NCCL 2.2x's own text for a failed NVLS multicast call, as torch repeats it under "Last error:" (the WARN reads

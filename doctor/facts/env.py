@@ -45,7 +45,7 @@ class EnvVar(Fact):
     KIND = "env.var"
     name: str = ""
     value: str = ""
-    source: str = ""               # environ | nccl_log | pod_spec | command
+    source: str = ""               # environ | nccl_log | pod_spec | command | plugin (a net plugin's own default)
 
 
 @fact
