@@ -75,6 +75,8 @@ def derive(values: dict[str, float], listed: list[float], device: int) -> dict[s
             out["allocated_frac"] = values["allocated"] / total
         if "requested" in values:
             out["request_frac"] = values["requested"] / total
+    if values.get("allocated", 0) > 0 and "requested" in values:
+        out["request_to_allocated"] = values["requested"] / values["allocated"]   # ~1: a second buffer the size of all live tensors
     if "reserved" in values and "allocated" in values and "requested" in values:
         out["cache_covers_request"] = values["reserved"] - values["allocated"] >= values["requested"]
     out["other_processes"] = others

@@ -44,6 +44,7 @@ class OomEvent(Fact):
     unallocated_frac: float = -1   # (reserved - allocated) / total: fragmentation
     allocated_frac: float = -1
     request_frac: float = -1
+    request_to_allocated: float = -1   # requested / allocated: ~1 when the request copies everything already allocated
     other_processes: int = 0       # PyTorch >= 2.1 lists other processes holding memory
     cache_covers_request: bool = False   # reserved-but-unallocated memory alone exceeds the failed request
 
