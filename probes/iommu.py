@@ -1,34 +1,53 @@
 """Whether the IOMMU translates DMA (a sign for broken GPU peer-to-peer): kernel command line tokens
-(/proc/cmdline, dmesg "Command line:") and the kernel's own "Default domain type" line.
+(/proc/cmdline, dmesg "Command line:") and the kernel's own "Default domain type" line; and the DMA the IOMMU refused
+(AMD-Vi IO_PAGE_FAULT), one sys.iommu_fault per device.
 
 Sample input:
     BOOT_IMAGE=/vmlinuz-5.15.0-91-generic root=/dev/sda2 ro intel_iommu=on
     [    0.512345] iommu: Default domain type: Translated
     [    0.401234] DMAR: IOMMU enabled
+    Sep 21 09:59:59 runtime kernel: nvidia 0000:07:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0003 address=0x80000040 flags=0x0020]
+    [ 4703.568967] AMD-Vi: Event logged [IO_PAGE_FAULT device=41:00.0 domain=0x000e address=0x000003f80001b100 flags=0x0030]
 """
 from __future__ import annotations
 
 
-from doctor.facts.hardware import Iommu
+from doctor.facts.hardware import Iommu, IommuFault
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.regex import lazy_compile
 
 _TOKEN = lazy_compile(r"(?:^|\s)(?P<tok>(?:intel_iommu|amd_iommu|iommu)=(?P<value>[\w,]+))")
 _DOMAIN = lazy_compile(r"iommu: Default domain type: (?P<type>\w+)")
+# kernel 5.x+: dev_err prefix '<driver> <pci address>: AMD-Vi: ...'; older kernels name the device inside the brackets
+_AMD_FAULT = lazy_compile(r"(?:(?P<driver>[\w-]+) (?P<pfx>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): )?AMD-Vi: Event logged "
+                          r"\[IO_PAGE_FAULT (?:device=(?P<dev>[0-9a-fA-F:.]+) )?domain=\S+ address=(?P<addr>0x[0-9a-fA-F]+)")
 
 
 class IommuLines(LineProbe):
     name = "iommu"
-    yields = ("sys.iommu",)
-    triggers = ("iommu", "IOMMU enabled")
+    yields = ("sys.iommu", "sys.iommu_fault")
+    triggers = ("iommu", "IOMMU enabled", "IO_PAGE_FAULT")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
         self.domain: tuple[int, str, str, bool] | None = None     # the kernel's word wins
         self.cmdline: tuple[int, str, str, bool] | None = None
         self.enabled: tuple[int, str] | None = None
+        self.faults: dict[str, list] = {}      # device -> [first line_no, first line, driver, count, first address]
+
+    def _fault(self, line_no: int, line: str) -> bool:
+        m = _AMD_FAULT.search(line) if "IO_PAGE_FAULT" in line else None
+        if not m:
+            return False
+        groups = m.groupdict()
+        device = groups.get("pfx") or groups["dev"]
+        entry = self.faults.setdefault(device, [line_no, line, groups.get("driver") or "", 0, m["addr"]])
+        entry[3] += 1
+        return True
 
     def feed(self, line_no: int, line: str) -> None:
+        if self._fault(line_no, line):
+            return
         m = _DOMAIN.search(line)
         if m:
             self.domain = (line_no, line, f"default domain {m['type']}", m["type"].lower().startswith("transl"))
@@ -48,3 +67,6 @@ class IommuLines(LineProbe):
         if chosen:
             number, line, setting, translating = chosen
             self.ctx.emit(Iommu, number, line, node=self.ctx.node, rank=-1, setting=setting, translating=translating)
+        for device, (number, line, driver, count, address) in self.faults.items():
+            self.ctx.emit(IommuFault, number, line, node=self.ctx.node, rank=-1, device=device, driver=driver,
+                          faults=count, address=address)

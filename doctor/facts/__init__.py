@@ -12,6 +12,7 @@ from doctor.facts.fabric import EndpointTimeout, UcxFatal
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
                                    PciAcs, PcieLink)
 from doctor.facts.hardware import ModuleInstalled, ModuleQuery
+from doctor.facts.hardware import IommuFault
 from doctor.facts.hardware import GpuMemorySkew, GpuMemoryUse
 from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, InspectorRank, NativeStack, NcclCommFinding,
                                           ProcessStack, StackOutlier)
@@ -77,7 +78,7 @@ _ALL: tuple[type[Fact], ...] = (
     # benchmarks, profiles, expectations and verdicts
     BenchExpectation, BandwidthSample, LatencySample, CollectiveSize, KernelShare, GpuIdle, CudaApiShare, BenchVerdict,
     # node hardware (nvidia-smi -q, NVML, lspci, kernel)
-    PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, PciAcs,
+    PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, IommuFault, PciAcs,
     ModuleQuery, ModuleInstalled,
     GpuMemoryUse, GpuMemorySkew,
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)

@@ -136,6 +136,17 @@ class Iommu(Fact):
 
 
 @fact
+class IommuFault(Fact):
+    """The IOMMU refused a device's DMA (AMD-Vi IO_PAGE_FAULT): one fact per device, on its first line."""
+
+    KIND = "sys.iommu_fault"
+    device: str = ""               # PCI address as the kernel printed it (0000:07:00.0, 41:00.0)
+    driver: str = ""               # the driver that printed it (nvidia, mlx5_core, amdgpu); '' when the line names none
+    faults: int = 0                # fault lines for this device in the input
+    address: str = ""              # the first faulting address
+
+
+@fact
 class PciAcs(Fact):
     """PCIe Access Control Services on a bridge: enabled means peer-to-peer requests are redirected upstream."""
 
