@@ -37,8 +37,12 @@ def test_the_ray_actor_prefix_is_the_writer_not_the_text() -> None:
     assert who(RAY_WITH_IP, "").body.startswith("[E socket.cpp:922] [c10d] The client socket has timed out")
 
 
+def test_ray_1x_prefix_without_an_actor_name_is_the_writer() -> None:
+    assert who("(pid=45601) task", "").body == "task"   # Ray 1.11's logging guide, verbatim
+
+
 def test_a_parenthesis_that_is_no_ray_prefix_is_kept() -> None:
-    line = "(pid=2809) failed"   # no actor name: not Ray's worker prefix
+    line = "(see pid=2809 in the agent log) failed"
     assert who(line, "").body == line
 
 
