@@ -49,6 +49,10 @@ _RAY_HEAD = lazy_compile(r"Could not establish connection to redis (?P<host>[^\s
                          r"|Failed to connect to GCS at address (?P<host2>[\w.\-]+):(?P<port2>\d+)")
 # Open MPI's TCP BTL binds each outgoing connection first; its message wraps before ": Address already in use (98)"
 _OMPI_BIND = lazy_compile(r"bind on local address \(\[?(?P<host>[^()\s]*?)\]?:(?P<port>\d+)\) failed")
+# Gloo binds each pair's (newer Gloo: each device's) listening socket to the interface address with port 0, the
+# kernel's choice (tcp/pair.cc Pair::listen, tcp/socket.cc Socket::bind): its "bind: Address already in use" is an
+# ephemeral-port bind, not the store's port held by another job (pytorch/gloo PR 353: ephemeral ports exhausted).
+_GLOO_BIND = lazy_compile(r"gloo/transport/tcp/(?:pair|socket)\.cc:\d+\][^\n]{0,40}?\bbind: ")
 _STORE_WAIT = lazy_compile(r"[Tt]imed out after (?P<secs>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<expected>\d+) clients joined")
 _IFNAME = lazy_compile(r"Unable to find (?:address for|interface for):? ?(?P<name>[\w.:\-]+)")
 _ORDINAL = lazy_compile(r"invalid device ordinal", re.I)
@@ -183,6 +187,8 @@ class LaunchErrors(LineProbe):
         m = _BIND.search(line)
         if m:
             host, port = m["host"] or "", int(m["port"] or m["port2"])
+        elif _GLOO_BIND.search(line):
+            host, port = "", 0
         elif head:
             host, port = head["host"], int(head["port"])
         elif self.bind_head and self.bind_head[0] == n - 1:     # the errno on the line after Open MPI's bind line

@@ -9,6 +9,7 @@ Sample input:
     "COULD NOT CREATE A LOGGINGFILE .... Could not create logging file: Too may open files"   (Ray's glog, sic)
     E1016 17:14:42.006647171   33721 tcp_server_posix.cc:213]    Failed accept4: Too
      many open files                  (gRPC's line as a terminal wrapped it: the tail alone names EMFILE)
+    RuntimeError: received 0 items of ancdata     (multiprocessing's recvfds(): a DataLoader worker's descriptor dropped)
 """
 from __future__ import annotations
 
@@ -24,12 +25,17 @@ _OUT_OF_FILES = lazy_compile(_EMFILE + "|EMFILE")
 # strerror(EMFILE) cut after "Too" by a terminal or a pager: the next line starts with its tail, which nothing
 # else prints at the start of a line
 _WRAPPED_TAIL = lazy_compile(r"^\s*many open files\s*$")
+# A worker sends each shared tensor's descriptor over a Unix socket (the file_descriptor sharing strategy); when the
+# receiving process has no descriptor left the kernel drops it from the message (MSG_CTRUNC) and Python's
+# multiprocessing.reduction.recvfds() raises this - PyTorch's own diagnosis (PR 34768, the fix of pytorch#973) now
+# prints "Too many open files" for it. Only "0 items": the descriptor that should have come was lost.
+_ANCDATA = lazy_compile(r"\breceived 0 items of ancdata\b")
 
 
 class OpenFiles(LineProbe):
     name = "open_files"
     yields = ("sys.ulimit", "sys.call_failed")
-    triggers = ("open files", "nofiles", "Too many open files", "Too may open files", "EMFILE")   # "open files" also
+    triggers = ("open files", "nofiles", "Too many open files", "Too may open files", "EMFILE", "items of ancdata")   # "open files" also
     # brings the tail of a wrapped "Too many open files" (_WRAPPED_TAIL)
 
     def feed(self, line_no: int, line: str) -> None:
@@ -37,6 +43,9 @@ class OpenFiles(LineProbe):
         if m:     # kb holds the count of files for nofile
             value = m["v"] or m["dash"]          # bash: 'open files (-n) 1024'; dash: 'nofiles 1024'
             self.ctx.emit(Ulimit, line_no, line, name="nofile", kb=-1 if value == "unlimited" else int(value))
+            return
+        if _ANCDATA.search(line):
+            self.ctx.emit(CallFailed, line_no, line, call="recvmsg", errno="EMFILE", resource="file descriptors")
             return
         if _OUT_OF_FILES.search(line) or _WRAPPED_TAIL.match(line):
             call = _CALL.search(line)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from doctor.facts.gpu import TraceFrame
 from doctor.facts.launch import PROCESS_GROUP_SETUP
 from doctor.probing.contract import LineProbe
+from doctor.probing.lines import who
 from doctor.probing.regex import lazy_compile
 
 ACTIVITIES: tuple[tuple[str, str], ...] = (
@@ -43,7 +44,7 @@ class TracebackFrames(LineProbe):
                 + ("optim/adam", "optim\\adam"))
 
     def feed(self, line_no: int, line: str) -> None:
-        stripped = line.strip()
+        stripped = who(line, "").body.strip()   # a frame behind "[rank0]:", "host: " or Ray's "(Actor pid=N)" is a frame
         if stripped.startswith("#") or "def " in stripped:
             return
         if (m := _FRAME_LINE.match(stripped)) and m["fn"] in PROCESS_GROUP_SETUP:

@@ -15,6 +15,9 @@ _RANK_PREFIX = re.compile(r"^\s*\[(?:rank|RANK|Rank)\s*(?P<rank>\d+)\]\s*:?")
 _DEFAULT_PREFIX = re.compile(r"^\s*\[default(?P<rank>\d+)\]\s*:")
 _SRUN_PREFIX = re.compile(r"^\s*(?P<rank>\d{1,5}):\s")
 _PDSH_PREFIX = re.compile(r"^\s*(?P<host>[A-Za-z0-9][\w.\-]{0,126}\d[\w.\-]{0,126}):\s")   # bounded: 4,000 digits were 0.1 s
+# Ray's driver prints every line a worker process wrote behind "(ActorName pid=N[, ip=A])" (Ray 1.x: "(pid=N)"):
+# the writer, not the text.
+_RAY_PREFIX = re.compile(r"^\s*\((?:[A-Za-z_][\w.]{0,80} )?pid=\d+(?:, ip=[^)\s]{1,80})?\)\s?")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m|\[0m")
 
 
@@ -26,9 +29,13 @@ class Who:
 
 
 def who(line: str, default_node: str) -> Who:
-    """Split a leading writer prefix off a log line: NCCL host:pid:tid, [rankN]:, [defaultN]:, srun 'N: ', pdsh 'host: '."""
+    """Split a leading writer prefix off a log line: NCCL host:pid:tid, [rankN]:, [defaultN]:, srun 'N: ', pdsh 'host: ',
+    and Ray's "(Actor pid=N, ip=A) " in front of any of them."""
     if "[" in line and ("\x1b" in line or "[0m" in line):
         line = _ANSI.sub("", line)
+    if "pid=" in line[:100]:
+        m = _RAY_PREFIX.match(line)
+        line = line[m.end():] if m else line
     node, rank, rest = default_node, -1, line
     m = _NCCL_PREFIX.match(rest)
     if m:

@@ -33,3 +33,16 @@ def test_grpc_accept_error_wrapped_by_the_terminal_is_running_out_of_descriptors
 def test_a_sentence_about_many_open_files_is_not_a_failure() -> None:
     text = "The job keeps many open files in its cache directory\n"
     assert not [f for f in parse_lines(OpenFiles, text) if f.KIND == "sys.call_failed"]
+
+
+def test_a_dataloader_descriptor_dropped_in_transit_is_running_out_of_descriptors() -> None:
+    # fixtures/cases/nofile-himp-gnn-7-ancdata (rusty1s/himp-gnn#7), verbatim: Python's recvfds() got no descriptor
+    text = (CASES / "nofile-himp-gnn-7-ancdata" / "input" / "error.txt").read_text(encoding="utf-8")
+    (failed,) = [f for f in parse_lines(OpenFiles, text) if f.KIND == "sys.call_failed"]
+    assert (failed.call, failed.errno, failed.resource) == ("recvmsg", "EMFILE", "file descriptors")
+
+
+def test_ancdata_with_its_descriptor_is_no_failure() -> None:
+    # recvfds() raises only when the count differs from what was sent; a line naming ancdata that arrived is not one
+    text = "DEBUG: received 1 items of ancdata from worker 3\n"
+    assert not [f for f in parse_lines(OpenFiles, text) if f.KIND == "sys.call_failed"]
