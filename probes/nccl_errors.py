@@ -36,6 +36,8 @@ _GID_INDEX = lazy_compile(r"GID index (?P<i>\d+)")
 _DEV = lazy_compile(r"on dev (?P<dev>[\w\-]+(?::\d+)?)")
 _LOCAL_GID = lazy_compile(r"local GID (?P<g>[0-9a-fA-F:.]+[0-9a-fA-F])")
 _REMOTE_GID = lazy_compile(r"remote GID (?P<g>[0-9a-fA-F:.]+[0-9a-fA-F])")
+# NCCL 2.19+'s completion error ends in "localGid <gid> remoteGids<gid>" (often no space after "remoteGids")
+_COMPLETION_GIDS = lazy_compile(r"localGid\s*(?P<l>[0-9a-fA-F:.]*[0-9a-fA-F])\s+remoteGids?\s*(?P<r>[0-9a-fA-F:.]*[0-9a-fA-F])?")
 # NCCL 2.2x's connect info before the QP moves to RTR: "NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1040 mtu 5 ... GID 0
 # (80FE/1A8A41FEFF21A75E)": the GID index, then subnet prefix and interface id as little-endian 64-bit hex
 _CONNECT_GID = lazy_compile(r"\bqpn \d+\b.*\bGID (?P<i>\d+) \((?P<prefix>[0-9A-Fa-f]+)/(?P<iid>[0-9A-Fa-f]+)\)")
@@ -153,8 +155,32 @@ class NcclErrors(LineProbe):
                           port_down=any(w in event.lower() for w in ("port error", "port_err", "port down", "lid change")))
         if "Got completion from peer" in line or "Got completion with error" in line:   # 2.8+ / 2.4-2.7 wording
             status = re.search(r"(?:status=|error )(\d+)", line)
+            gids = _COMPLETION_GIDS.search(line)
+            local, remote = (gids["l"], gids["r"] or "") if gids else ("", "")
             self.ctx.emit(CallFailed, n, line, call="ibv_poll_cq", errno=f"IBV_WC_{status.group(1)}" if status else "",
-                          resource="", roce="::ffff:" in line)
+                          resource="", roce="::ffff:" in line or roce_gid(local) or roce_gid(remote),
+                          local_gid=local, remote_gid=remote)
 
     def _call(self, n: int, line: str, call: str, resource: str, **extra: object) -> None:
         self.ctx.emit(CallFailed, n, line, call=call, errno=errno_of(line), resource=resource, **extra)
+
+
+def roce_gid(gid: str) -> bool:
+    """Whether a GID NCCL printed is an Ethernet (RoCE) GID, as an expert reads its address.
+
+    RoCE GIDs are the netdev's IP addresses: IPv4-mapped (::ffff:a.b.c.d, RoCE v2), a routable IPv6 address
+    (global or unique-local, RoCE v2), or the netdev's link-local fe80:: whose interface id is the EUI-64 of its MAC
+    (ff:fe in the middle). An InfiniBand GID is the subnet prefix (fe80:: by default, fec0:: for site subnets) and
+    the port GUID, which has no ff:fe (a ConnectX GUID reads a088:c203:65:4a1e, 966d:ae03:8b:df50).
+    """
+    g = gid.lower().split("%", 1)[0]
+    if g.startswith("::ffff:") and "." in g:
+        return True
+    try:
+        addr = ipaddress.IPv6Address(g)
+    except ValueError:
+        return False
+    if addr.is_link_local:
+        return addr.packed[11:13] == b"\xff\xfe"
+    return not addr.is_site_local and not addr.is_unspecified and not addr.is_loopback
+

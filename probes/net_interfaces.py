@@ -79,7 +79,7 @@ def _emit(ctx: ParseContext, number: int, line: str, name: str, address: str, mt
     if loopback or link_local:
         return
     network = ""
-    if prefix >= 0 and "." in address:
+    if prefix >= 0 and ("." in address or ":" in address):   # an IPv6 prefix (global or unique-local) is a subnet too
         try:
             network = str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
         except ValueError:

@@ -105,3 +105,20 @@ def test_an_interface_whose_address_the_poster_blanked_out_is_still_read() -> No
 def test_a_readable_address_is_not_read_twice() -> None:
     line = "node1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
     assert [(f.name, f.address) for f in parse_lines(NcclLogProbe, line) if f.KIND == "net.interface"] == [("eth0", "10.0.0.1")]
+
+
+def test_completion_error_gids_of_nccl_2_19_are_read_and_a_routable_ipv6_gid_is_roce() -> None:
+    # "... (Recv) localGid fd00:...:3:ff22 remoteGidsfd00:...:3:ff1f": no space after remoteGids, RoCE v2 IPv6 GIDs
+    calls = _facts(NcclErrors, CASES / "route-nccl-1405-same-subnet-nics" / "input" / "nccl.log", "sys.call_failed")
+    first = calls[0]
+    assert (first.call, first.errno, first.roce) == ("ibv_poll_cq", "IBV_WC_12", True)
+    assert (first.local_gid, first.remote_gid) == ("fd00:1148:9000:5000:4:200:3:ff22", "fd00:1148:9000:5000:4:200:3:ff1f")
+
+
+def test_a_link_local_gid_built_from_a_mac_is_roce_and_one_built_from_a_port_guid_is_infiniband() -> None:
+    # RoCE: fe80:: + EUI-64 of the netdev's MAC (ff:fe inside); InfiniBand: fe80:: + the port GUID
+    [roce] = _facts(NcclErrors, CASES / "mtu-nccl-1524" / "input" / "nccl_warn.log", "sys.call_failed")[:1]
+    assert roce.roce and roce.remote_gid == "fe80::e61d:2dff:fef2:9fa0"
+    ib = _facts(NcclErrors, CASES.parent / "logs" / "nccl-2.17-ib-completion-retry-exceeded.log", "sys.call_failed")
+    ib = [c for c in ib if c.call == "ibv_poll_cq"]
+    assert ib and not any(c.roce for c in ib) and ib[0].local_gid == "fe80::a088:c203:65:4a1e"
