@@ -43,13 +43,14 @@ class NcclTests(LineProbe):
     name = "nccl_tests"
     yields = ("bench.collective", "gpu.device", "nccl.version")
     triggers = ("nccl-library=", "nThread", "Pid", "float", "half", "bfloat16", "Avg bus bandwidth", "Out of bounds", "nranks", "_perf",
-                "Test failure", "Test CUDA failure", "Test NCCL failure", " double ", " int8 ", " uint8 ", " int32 ", " uint32 ", " int64 ", " uint64 ", " fp8", "redop", "uses device")
+                "Test failure", "Test CUDA failure", "Test NCCL failure", "] NCCL ", " double ", " int8 ", " uint8 ", " int32 ", " uint32 ", " int64 ", " uint64 ", " fp8", "redop", "uses device")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
         self.state: dict[str, object] = {"gpus": -1, "nranks": -1, "avg": -1.0, "rows": 0, "wrong": 0, "complete": False,
                                          "started": False, "failed": False, "op": ""}
         self.hosts: set[str] = set()
+        self.nccl_hosts: set[str] = set()  # hosts in NCCL's own 'host:pid:tid [dev] NCCL ...' prefixes of this output
         self.anchor: tuple[int, str] | None = None
         self.wrong_column = True          # '#wrong' (counts); nccl-tests before 2019 printed a max 'error' instead
         self.root_column: bool | None = None   # nccl-tests since 2.10 print a root column after redop
@@ -70,7 +71,11 @@ class NcclTests(LineProbe):
 
     def feed(self, line_no: int, line: str) -> None:
         """Reads the line after its writer prefix (srun --label 'N: ', pdsh 'host: '); facts quote the whole line."""
-        s, raw, line = self.state, line, who(line, "").body
+        s, raw, writer = self.state, line, who(line, "")
+        line = writer.body
+        if writer.node and line.lstrip().startswith("NCCL "):
+            self._nccl_line(line, writer.node)     # NCCL_DEBUG output between the test's own lines
+            return
         m = _BIN.search(line)
         if m and not s["op"]:
             s["op"] = m["op"]
@@ -115,6 +120,12 @@ class NcclTests(LineProbe):
         elif "NCCL INFO" in line and (m := _NRANKS.search(line)):
             s["nranks"] = max(int(s["nranks"]), int(m["n"]))
 
+    def _nccl_line(self, body: str, host: str) -> None:
+        """A prefixed NCCL_DEBUG line: the host that printed it, and NCCL's 'nranks N'."""
+        self.nccl_hosts.add(host)
+        if "NCCL INFO" in body and (m := _NRANKS.search(body)):
+            self.state["nranks"] = max(int(self.state["nranks"]), int(m["n"]))
+
     def _size_row(self, line_no: int, line: str, raw: str) -> None:
         """size count type redop [root] time algbw busbw #wrong time algbw busbw #wrong: out-of-place figures,
         wrong elements of both columns."""
@@ -147,14 +158,17 @@ class NcclTests(LineProbe):
             return
         line_no, line = self.anchor or (0, "")
         self.ctx.emit(CollectiveBench, line_no, line, op=str(s["op"]), nranks=int(s["nranks"]), gpus=int(s["gpus"]),
-                      hosts=len(self.hosts) or -1, avg_busbw=float(s["avg"]), results=int(s["rows"]),
+                      hosts=max(len(self.hosts), len(self.nccl_hosts)) or -1, avg_busbw=float(s["avg"]), results=int(s["rows"]),
                       wrong=int(s["wrong"]), complete=bool(s["complete"]), started=bool(s["started"]),
                       failed=bool(s["failed"]),
                       multi_node=self._multi_node(), summaries=len(self.summaries), summary_spread=_spread(self.summaries),
                       back_to_back_summaries=self.back_to_back, copies_together=self.copies)
 
     def _multi_node(self) -> bool:
-        return multi_node(len(self.hosts), int(self.state["nranks"]), int(self.state["gpus"]))
+        """The device table's hosts, or NCCL_DEBUG's own line prefixes when the table names fewer (an excerpt that
+        starts after the table, one '# Rank' line left): each process prefixes its lines with its host name."""
+        hosts = max(len(self.hosts), len(self.nccl_hosts))
+        return multi_node(hosts, int(self.state["nranks"]), int(self.state["gpus"]))
 
 
 def multi_node(hosts: int, nranks: int, gpus: int) -> bool:
