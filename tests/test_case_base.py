@@ -1,6 +1,7 @@
 """The case base is well formed, its README's tables are current, and it shares nothing with the held-out corpus."""
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +46,22 @@ def test_readme_tables_are_current() -> None:
     done = subprocess.run([sys.executable, "tools/case_table.py", "--check"], cwd=REPO, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def _input_digest(case_dir: Path) -> str:
+    """The input's files by content, whatever they are named (one paste saved as nccl_debug.log and nccl_tests.log)."""
+    files = sorted(hashlib.sha256(p.read_bytes()).hexdigest() for p in (case_dir / "input").rglob("*") if p.is_file())
+    return hashlib.sha256("\n".join(files).encode()).hexdigest()
+
+
+def test_no_incident_is_counted_twice() -> None:
+    """Two cases of one thread need two inputs (two reporters, or a failing and a working run): the same thread's
+    same input gathered twice would count one incident twice (nccl-tests#287 was, by two batches)."""
+    seen: dict[tuple[str, str], str] = {}
+    twice = []
+    for path in CASES:
+        key = (str(yaml.safe_load(path.read_text(encoding="utf-8"))["source"]).strip(), _input_digest(path.parent))
+        if key in seen:
+            twice.append((seen[key], path.parent.name))
+        seen.setdefault(key, path.parent.name)
+    assert not twice, twice
