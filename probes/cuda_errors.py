@@ -39,6 +39,10 @@ _CUDA: tuple[tuple[str, str], ...] = (
 )
 # TensorRT-LLM checks every GPU pair at start-up: "[TensorRT-LLM][WARNING] Device 2 peer access Device 5 is not available."
 _PEER_UNAVAILABLE = lazy_compile(r"Device \d+ peer access Device \d+ is not available")
+# A framework that checks cudaDeviceCanAccessPeer itself and stops, in its own words: "Error: Peer-to-peer access is
+# unsupported on this platform." (DistServe on RTX 4090s, LLMServe/DistServe#39). Only "unsupported" / "not supported":
+# simpleP2P's "Peer to Peer access is not available amongst GPUs in the system, waiving test." skips a sample, no failure.
+_P2P_UNSUPPORTED = lazy_compile(r"peer[- ]to[- ]peer access is (?:unsupported|not supported)", re.IGNORECASE)
 # The dynamic loader's words for a library built against a newer version of another one (a versioned symbol the
 # installed library lacks): "libfabric.so.1: version `FABRIC_1.7' not found (required by .../libnccl-net.so)". Read
 # only where a GPU communication library is on either side (libstdc++'s GLIBCXX_* misses are someone else's).
@@ -77,6 +81,7 @@ class CudaErrors(LineProbe):
         "Signal 7 (SIGBUS)",    # torchrun's failure summary of a rank killed by SIGBUS
         "killed by signal: Bus",   # the same line wrapped after "Bus" (_SIGBUS_WRAPPED)
         "peer access Device",   # TensorRT-LLM's start-up check of each GPU pair
+        "eer-to-peer access is", "eer to peer access is",   # a framework's own words (_P2P_UNSUPPORTED)
         "' not found (required by",   # the loader: a versioned symbol the installed library lacks
         "ersion mismatch", "VersionMismatch", "API mismatch", "display driver / cuda driver",   # _DRIVER_LIBRARY
         "exited unexpectedly")   # _WORKER_EXITED
@@ -102,6 +107,9 @@ class CudaErrors(LineProbe):
             return
         if "peer access Device" in line and _PEER_UNAVAILABLE.search(line):
             self.ctx.emit(CudaError, line_no, line, error="peer_access", detail="peer access is not available")
+            return
+        if "eer" in line and (m := _P2P_UNSUPPORTED.search(line)):
+            self.ctx.emit(CudaError, line_no, line, error="peer_access", detail=m.group(0))
             return
         for words, kind in _CUDA:
             if words in line:
