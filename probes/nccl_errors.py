@@ -14,6 +14,7 @@ Sample input:
 from __future__ import annotations
 
 import ipaddress
+from functools import lru_cache
 import re
 
 from doctor.facts.nccl import CallFailed, HandleCorrupt, IbEvent, NcclError, NcclWarn
@@ -60,6 +61,7 @@ _NVLS_LAST = lazy_compile(r"Failed to \w+ NVLink SHARP \(NVLS\) Multicast memory
 _CUDA_FAILURE_LAST = lazy_compile(r"\bCuda failure (?:\d+ )?'[^']+'")
 
 
+@lru_cache(maxsize=1024)      # a node's QP connect lines repeat its few GIDs, one line per queue pair
 def _gid_text(prefix: str, iid: str) -> str:
     """The GID NCCL printed as two little-endian 64-bit hex words, in the usual colon form ('80FE' -> 'fe80::...')."""
     try:
@@ -93,7 +95,7 @@ class NcclErrors(LineProbe):
 
     def feed(self, line_no: int, line: str) -> None:
         self._framework_error(line_no, line)
-        m = _WARN.search(line)
+        m = _WARN.search(line) if "WARN" in line else None   # the regex tries every position: NCCL's 'qpn' lines are many
         if m:
             self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or m["src2"] or "", message=m["msg"].strip()[:200])
         elif any(w in line for w in _BARE_WARNS):   # NCCL's WARN text as torch repeats it under "Last error:"
@@ -136,7 +138,7 @@ class NcclErrors(LineProbe):
             self._call(n, line, "shm_alloc", "/dev/shm")   # DataLoader workers passing tensors through /dev/shm
         if " qpn " in line and (c := _CONNECT_GID.search(line)) and (thread := _THREAD.search(line)):
             self.connect_gid[thread["t"]] = (int(c["i"]), _gid_text(c["prefix"], c["iid"]))
-        m = _QP.search(line)
+        m = _QP.search(line) if "Call to" in line else None
         if m:
             gid = _GID_INDEX.search(line)
             dev = _DEV.search(line)

@@ -31,6 +31,7 @@ _ROW = lazy_compile(r"^\s*\d+\s+\d+\s+(?:float|half|double|bfloat16|int8|uint8|i
 _AVG = lazy_compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<bw>[\d.]+)")
 _WRONG = lazy_compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)")
 _NRANKS = lazy_compile(r"nranks (?P<n>\d+)")
+MAX_PREFIXES = 4096     # NCCL line prefixes remembered (processes x threads): bounded on hostile input
 _COLUMNS = lazy_compile(r"#\s*size\s+count\s+type\s+redop(?P<root>\s+root)?")
 _LIBRARY = lazy_compile(r"#\s*nccl-tests version \S+ nccl-headers=\d+ nccl-library=(?P<code>\d+)")
 # nccl-tests' own CUDACHECK/NCCLCHECK/TESTCHECK reports: "<host>: Test CUDA failure common.cu:941 'system not yet
@@ -51,6 +52,7 @@ class NcclTests(LineProbe):
                                          "started": False, "failed": False, "op": ""}
         self.hosts: set[str] = set()
         self.nccl_hosts: set[str] = set()  # hosts in NCCL's own 'host:pid:tid [dev] NCCL ...' prefixes of this output
+        self.nccl_heads: dict[str, str] = {}   # such a prefix -> its host ('' when the line is no NCCL_DEBUG line)
         self.anchor: tuple[int, str] | None = None
         self.wrong_column = True          # '#wrong' (counts); nccl-tests before 2019 printed a max 'error' instead
         self.root_column: bool | None = None   # nccl-tests since 2.10 print a root column after redop
@@ -71,10 +73,13 @@ class NcclTests(LineProbe):
 
     def feed(self, line_no: int, line: str) -> None:
         """Reads the line after its writer prefix (srun --label 'N: ', pdsh 'host: '); facts quote the whole line."""
+        if "] NCCL " in line and (host := self._nccl_host(line)):
+            self._nccl_line(line, host)     # NCCL_DEBUG output between the test's own lines
+            return
         s, raw, writer = self.state, line, who(line, "")
         line = writer.body
-        if writer.node and line.lstrip().startswith("NCCL "):
-            self._nccl_line(line, writer.node)     # NCCL_DEBUG output between the test's own lines
+        if writer.node and line.lstrip().startswith("NCCL "):   # the same behind another prefix (pdsh 'host: NCCL ...')
+            self._nccl_line(line, writer.node)
             return
         m = _BIN.search(line)
         if m and not s["op"]:
@@ -120,10 +125,22 @@ class NcclTests(LineProbe):
         elif "NCCL INFO" in line and (m := _NRANKS.search(line)):
             s["nranks"] = max(int(s["nranks"]), int(m["n"]))
 
+    def _nccl_host(self, line: str) -> str:
+        """The host of a 'host:pid:tid [dev] NCCL ...' line, '' when the line is no NCCL_DEBUG line. Every process
+        repeats its prefix on each of its (many) NCCL lines: each prefix is split once."""
+        head = line[:line.index("] NCCL ")]
+        host = self.nccl_heads.get(head)
+        if host is None:
+            writer = who(line, "")
+            host = writer.node if writer.body.lstrip().startswith("NCCL ") else ""
+            if len(self.nccl_heads) < MAX_PREFIXES:
+                self.nccl_heads[head] = host
+        return host
+
     def _nccl_line(self, body: str, host: str) -> None:
         """A prefixed NCCL_DEBUG line: the host that printed it, and NCCL's 'nranks N'."""
         self.nccl_hosts.add(host)
-        if "NCCL INFO" in body and (m := _NRANKS.search(body)):
+        if "nranks" in body and "NCCL INFO" in body and (m := _NRANKS.search(body)):
             self.state["nranks"] = max(int(self.state["nranks"]), int(m["n"]))
 
     def _size_row(self, line_no: int, line: str, raw: str) -> None:

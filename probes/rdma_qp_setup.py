@@ -61,23 +61,24 @@ class RdmaQpSetup(LineProbe):
         self.gids: dict[str, str] = {}
 
     def feed(self, line_no: int, line: str) -> None:
-        if _TITLE.search(line):
+        # each regex only where its words are: NCCL's many 'qpn ... GID' lines reach this probe too
+        if "Test" in line and _TITLE.search(line):
             self._reset()
-        elif (m := _DEVICE.search(line)):
+        elif "Dual-port" in line and (m := _DEVICE.search(line)):
             self.device = m["dev"]
-        elif (m := _LINK.match(line)):
+        elif "Link type" in line and (m := _LINK.match(line)):
             self.link = m["link"]
-        elif (m := _GID_INDEX.match(line)):
+        elif "GID index" in line and (m := _GID_INDEX.match(line)):
             self.index = int(m["i"])
-        elif (m := _SIDE.match(line)):
+        elif "address:" in line and (m := _SIDE.match(line)):
             self.side = m["side"]
-        elif self.side and (m := _GID_BYTES.match(line)):
+        elif self.side and "GID:" in line and (m := _GID_BYTES.match(line)):
             self.gids[self.side] = decimal_gid(m["b"])
-        elif _RTR.search(line):
+        elif "to RTR" in line and _RTR.search(line):
             self.ctx.emit(CallFailed, line_no, line, call="ibv_modify_qp", errno=errno_of(line), resource=self.device,
                           gid_index=self.index, roce=self.link == "Ethernet", local_gid=self.gids.get("local", ""),
                           remote_gid=self.gids.get("remote", ""))
-        elif (m := _QUERY.search(line)):
+        elif "GID" in line and (m := _QUERY.search(line)):
             self.ctx.emit(CallFailed, line_no, line, call="ibv_query_gid", errno=errno_of(line),
                           resource=m["dev"] or m["dev2"], gid_index=int(m["i"] or m["i2"]))
         elif _NULL in line:
