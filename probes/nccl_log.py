@@ -99,7 +99,7 @@ class NcclLogProbe(LineProbe):
 
     def feed(self, line_no: int, line: str) -> None:
         node = self._count(line_no, line)
-        m = _VERSION.search(line)
+        m = _VERSION.search(line) if "version" in line else None     # each regex only where its words are: this
         if m:
             self.ctx.emit(NcclVersion, line_no, line, version=m["v"], version_num=version_num(m["v"]), cuda=m["cuda"] or "")
         if "Bootstrap" in line or "NET/Socket" in line or "NET : Using interface" in line or "Socket creation" in line:
@@ -111,20 +111,20 @@ class NcclLogProbe(LineProbe):
             for h in _HCA.finditer(line):
                 self.ctx.emit(NcclHca, line_no, line, name=h["name"], port=int(h["port"]), link_layer=h["ll"],
                               sharp=bool(h["sharp"]))
-        m = _CUDA_DRIVER.search(line)
+        m = _CUDA_DRIVER.search(line) if "cudaDriverVersion" in line else None   # probe reads every NCCL line
         if m:
             v = int(m["v"])
             text = f"{v // 1000}.{v % 1000 // 10}"
             self.ctx.emit(PackageVersion, line_no, line, name="cuda_driver_api", version=text,
                           version_num=(v // 1000) * 10000 + (v % 1000 // 10) * 100)
-        m = _GDR_HCA.search(line)
+        m = _GDR_HCA.search(line) if "GPU Direct RDMA" in line else None
         if m:
             self.ctx.emit(GdrState, line_no, line, hca=m["hca"], enabled=m["state"] == "Enabled")
-        m = _SHMEM_LIMIT.search(line)
+        m = _SHMEM_LIMIT.search(line) if "ncclMaxSharedMem" in line else None
         if m:
             self.ctx.emit(DeviceLimit, line_no, line, resource="shared_memory", needed=int(m["need"]),
                           available=int(m["have"]))
-        m = _CHANNEL.search(line)
+        m = _CHANNEL.search(line) if " via " in line else None
         if m:
             transport, gdr, remote = _transport(m["tr"])
             self.ctx.emit(NcclChannel, line_no, line, transport=transport, gdr=gdr, remote=remote)
@@ -138,7 +138,7 @@ class NcclLogProbe(LineProbe):
             self.last_line[fact_node] = (line_no, line)
             if any(k in line for k in ("NET/Plugin", "Bootstrap", "NET/IB", "NET/Socket", "Using network", "NET/OFI")):
                 self.net_init[fact_node] = True
-            m = _NNODES.search(line)
+            m = _NNODES.search(line) if "nNodes" in line else None
             if m:
                 self.nodes[fact_node] = max(self.nodes[fact_node], int(m["n"]))
             self.stage[fact_node] = _stage_after(line, self.stage[fact_node])
@@ -159,11 +159,11 @@ class NcclLogProbe(LineProbe):
             self.ctx.emit(IfnameError, line_no, line, ifname="", transport="nccl")
 
     def _network(self, line_no: int, line: str, node: str) -> None:
-        m = _USING_NET.search(line) or _NET_USING.search(line)
+        m = (_USING_NET.search(line) or _NET_USING.search(line)) if "Using" in line else None
         if m:
             net = m["net"].strip()
             self.ctx.emit(NcclNet, line_no, line, net="IB" if net.startswith("IB") else net)
-        if "NET/IB : No device found" in line or "NET/IB : No device found" in line.replace("NET/IB: ", "NET/IB : "):
+        if "No device found" in line and "NET/IB : No device found" in line.replace("NET/IB: ", "NET/IB : "):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_device")
         elif "no userspace device-specific driver found" in line:   # libibverbs: the HCA's provider (libmlx5...) is missing
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_verbs_provider")
@@ -172,7 +172,7 @@ class NcclLogProbe(LineProbe):
         elif "NET/OFI" in line and ("fi_getinfo() call failed" in line or "Unable to find a protocol that worked" in line
                                     or "Could not find any optimal provider" in line):   # aws-ofi-nccl before 1.0 (2019)
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_ofi_provider")   # aws-ofi-nccl found no EFA device
-        elif (m := _IB_DISABLE.search(line)) and m["v"].rstrip(".") not in ("0", ""):
+        elif "NCCL_IB_DISABLE" in line and (m := _IB_DISABLE.search(line)) and m["v"].rstrip(".") not in ("0", ""):
             self.ctx.emit(IbUnavailable, line_no, line, reason="disabled_by_env")   # a cut line without the value says nothing
 
     def finish(self) -> None:
