@@ -37,6 +37,13 @@ _CUDA: tuple[tuple[str, str], ...] = (
     # creating the CUDA context itself ran out of memory: this process had allocated nothing yet
     ("CtxRetain: CUDA_ERROR_OUT_OF_MEMORY", "context_oom"), ("cuCtxCreate: CUDA_ERROR_OUT_OF_MEMORY", "context_oom"),
 )
+# NCCL 2.13-2.18 dlopen()s the driver library itself by its unversioned name (misc/cudawrap.cc) and says so when that
+# fails: "misc/cudawrap.cc:179 NCCL WARN Failed to find CUDA library libcuda.so (NCCL_CUDA_PATH='') : libcuda.so: cannot
+# open shared object file". The process printing it already runs CUDA through the runtime's libcuda.so.1 (NCCL got the
+# device to print this); only the dev-package name is absent (WSL2's /usr/lib/wsl/lib, slim images). Not a missing
+# driver: NCCL's lookup (the WSL case is a bug fixed in NCCL 2.18.6, NVIDIA/nccl#1024). A process that really lacks the
+# driver fails before NCCL, in the runtime's or the loader's own words, which stay read.
+_NCCL_CUDA_LOOKUP = "Failed to find CUDA library"
 # TensorRT-LLM checks every GPU pair at start-up: "[TensorRT-LLM][WARNING] Device 2 peer access Device 5 is not available."
 _PEER_UNAVAILABLE = lazy_compile(r"Device \d+ peer access Device \d+ is not available")
 # A framework that checks cudaDeviceCanAccessPeer itself and stops, in its own words: "Error: Peer-to-peer access is
@@ -115,6 +122,8 @@ class CudaErrors(LineProbe):
             if words in line:
                 if kind == "lib_missing" and "cannot open shared object" not in line and "not found" not in line:
                     continue
+                if kind == "lib_missing" and _NCCL_CUDA_LOOKUP in line:
+                    continue   # NCCL's own dlopen of the unversioned name, not the process's CUDA (see _NCCL_CUDA_LOOKUP)
                 self.ctx.emit(CudaError, line_no, line, error=kind, detail=words)
                 return
 

@@ -41,3 +41,18 @@ def test_a_signal_named_otherwise_is_no_bus_error() -> None:
     """Only the name's end at "Bus" is read: 'killed by signal: Killed.' (the OOM killer) is not SIGBUS."""
     text = "RuntimeError: DataLoader worker (pid 2158) is killed by signal: Killed.\n"
     assert not [f for f in parse_lines(CudaErrors, text, source="err.txt", node="n1") if f.KIND == "worker.bus_error"]
+
+
+# fixtures/cases/bug-llamafactory-1169-nccl2185-wsl: NCCL 2.18.5's own lookup of libcuda.so on WSL2 (held-out batch AU)
+NCCL_CUDAWRAP_LOOKUP = ("DESKTOP-VMBL43V:4163:4163 [0] misc/cudawrap.cc:179 NCCL WARN Failed to find CUDA library libcuda.so "
+                        "(NCCL_CUDA_PATH='') : libcuda.so: cannot open shared object file: No such file or directory\n")
+# the loader's words when a process really cannot load the driver library (no NCCL lookup): still a missing library
+LOADER_LIBCUDA_MISSING = "OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n"
+
+
+def test_nccls_own_libcuda_lookup_is_no_missing_driver() -> None:
+    assert errors(NCCL_CUDAWRAP_LOOKUP) == []
+
+
+def test_the_loaders_missing_libcuda_stays_read() -> None:
+    assert errors(LOADER_LIBCUDA_MISSING) == ["lib_missing"]
