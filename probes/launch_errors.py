@@ -43,7 +43,9 @@ _ACCELERATE_PORT = lazy_compile(r"launch distributed communication on port `?(?P
 _NCCL_CONNECT = lazy_compile(r"(?:socketStartConnect|socketConnect|Connect to|connect to) (?P<host>[0-9a-fA-F:.%\[\]a-z\-]+)<(?P<port>\d+)> failed\s*:?\s*(?P<err>[^,\n]*)")
 _GAI = lazy_compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot be retrieved \(gai error: (?P<code>-?\d+)")
 _RESOLVE_OLD = lazy_compile(r"(?:Name or service not known|nodename nor servname|getaddrinfo failed|Temporary failure in name resolution|gaierror)")
-_BIND = lazy_compile(r"(?:bind to \[?(?P<host>[^\]\s]*?)\]?:(?P<port>\d+)|port: (?P<port2>\d+))")
+# c10d names the address in both of its EADDRINUSE warnings: "failed to bind to [::]:P" and, when bind() passed but
+# listen() did not, "failed to listen on [::]:P" (socket.cpp); "failed to listen on any local network address" names none.
+_BIND = lazy_compile(r"(?:(?:bind to|listen on) \[?(?P<host>[^\]\s]*?)\]?:(?P<port>\d+)|port: (?P<port2>\d+))")
 # A Ray worker node that cannot reach the head: its raylet's Redis connection (Ray 1.x, hiredis' context.err) or GCS
 _RAY_HEAD = lazy_compile(r"Could not establish connection to redis (?P<host>[^\s:]+):(?P<port>\d+) \(context\.err"
                          r"|Failed to connect to GCS at address (?P<host2>[\w.\-]+):(?P<port2>\d+)")

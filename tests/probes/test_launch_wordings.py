@@ -250,3 +250,22 @@ def test_healthy_efa_run_gives_no_warn() -> None:
     root = Path(__file__).resolve().parents[2] / "fixtures/cases/healthy-awsefaeks-p4d-2node/input"
     for path in sorted(root.iterdir()):     # its NET/OFI INFO lines ('Selected Provider is efa', ...) are no WARN
         assert not kinds(parse_lines(NcclErrors, path.read_text()), "nccl.warn"), path.name
+
+
+C10D_LISTEN_EADDRINUSE = """\
+[W socket.cpp:426] [c10d] The server socket has failed to listen on [::]:38429 (errno: 98 - Address already in use).
+[W socket.cpp:426] [c10d] The server socket has failed to bind to [::]:38429 (errno: 98 - Address already in use).
+"""                                   # fixtures/cases/port-in-use-drivelm-40-srun-launch (DriveLM#40)
+
+C10D_LISTEN_ANY = ("torch.distributed.DistNetworkError: The server socket has failed to listen on any local network "
+                   "address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).\n")
+
+
+def test_c10d_listen_warning_names_its_port_like_the_bind_warning() -> None:
+    binds = kinds(parse_lines(LaunchErrors, C10D_LISTEN_EADDRINUSE), "net.bind_error")
+    assert binds and {(b.host, b.port) for b in binds} == {("::", 38429)}     # no port-less (-1) bind error
+
+
+def test_listen_on_any_address_takes_the_port_from_the_bind_clause() -> None:
+    (bind,) = kinds(parse_lines(LaunchErrors, C10D_LISTEN_ANY), "net.bind_error")
+    assert (bind.host, bind.port) == ("::", 29500)
