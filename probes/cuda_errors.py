@@ -75,6 +75,14 @@ _WORKER_EXITED = lazy_compile(r"DataLoader worker \(pid(?:\(s\))? (?P<pids>[\d, 
 # wrapped at the terminal's width can break it after "Bus" (fastai/docker-containers#21); no other signal's name
 # starts with "Bus", so the line's end alone says SIGBUS (the shared-memory hint is on the wrapped lines).
 _SIGBUS_WRAPPED = lazy_compile(r"killed by signal: Bus\s*$")
+# An MPI library's GPU-aware path could not open the CUDA IPC handle a neighbour rank exported: cuIpcOpenMemHandle
+# returned CUDA_ERROR_INVALID_VALUE (1), which it does when the handle's device is not visible in this process: per-rank
+# GPU binding (Slurm --gpus-per-task / --gpu-bind, one GPU in CUDA_VISIBLE_DEVICES per rank). In each library's words:
+#   (GTL DEBUG: 1) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE, line no 360      (Cray MPICH GTL)
+#     cuIpcOpenMemHandle return value:  1                             (Open MPI smcuda, inside its help block)
+# Other return values (out of memory, peer access unsupported) are not this reading.
+_IPC_OPEN_INVALID = lazy_compile(r"cuIpcOpenMemHandle(?::\s*invalid argument, CUDA_ERROR_INVALID_VALUE"
+                                 r"|\s+return value:\s+1\b)")
 _CAUSED_BY = lazy_compile(r"caused by previous Xid (?P<xid>\d+)")
 _XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
 
@@ -91,7 +99,8 @@ class CudaErrors(LineProbe):
         "eer-to-peer access is", "eer to peer access is",   # a framework's own words (_P2P_UNSUPPORTED)
         "' not found (required by",   # the loader: a versioned symbol the installed library lacks
         "ersion mismatch", "VersionMismatch", "API mismatch", "display driver / cuda driver",   # _DRIVER_LIBRARY
-        "exited unexpectedly")   # _WORKER_EXITED
+        "exited unexpectedly",   # _WORKER_EXITED
+        "cuIpcOpenMemHandle")    # _IPC_OPEN_INVALID
 
     def feed(self, line_no: int, line: str) -> None:
         if ("ismatch" in line or "display driver" in line) and (m := _DRIVER_LIBRARY.search(line)):
@@ -99,6 +108,10 @@ class CudaErrors(LineProbe):
             return
         if "NVRM" in line or "Xid" in line or "fallen off the bus" in line:
             self._fault(line_no, line)
+            return
+        if "cuIpcOpenMemHandle" in line and _IPC_OPEN_INVALID.search(line):
+            self.ctx.emit(CudaError, line_no, line, error="ipc_open_invalid",
+                          detail="cuIpcOpenMemHandle: CUDA_ERROR_INVALID_VALUE")
             return
         if "exited unexpectedly" in line and (m := _WORKER_EXITED.search(line)):
             self.ctx.emit(WorkerExited, line_no, line, pids=m["pids"].strip())

@@ -10,7 +10,7 @@ class CudaError(Fact):
     """kind: driver_insufficient | launch_failure | device_busy | illegal_address | no_device | ecc | lib_missing |
     context_oom (creating the CUDA context ran out of memory) | driver_unreachable (nvidia-smi reaches no driver) |
     driver_library_mismatch (the NVIDIA userspace, NVML or libcuda, is of another driver version than the loaded
-    kernel module) | other."""
+    kernel module) | ipc_open_invalid (an MPI library could not open a peer rank's CUDA IPC handle: INVALID_VALUE) | other."""
 
     KIND = "cuda.error"
     error: str = "other"
