@@ -42,6 +42,7 @@ from probes.launch_errors import LaunchErrors
 from probes.lightning import Lightning
 from probes.limits import MemlockLines, MemlockValue
 from probes.rdma_alloc import RdmaAllocErrors
+from probes.rdma_devx import RdmaDevxErrors
 from probes.ucx_fatal import UcxFatalLines
 from probes.driver_firmware import DriverFirmwareLines
 from probes.megatron_log import MegatronLog
@@ -107,6 +108,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     LightningProfiler,  # PyTorch Lightning's SimpleProfiler report: train_dataloader_next's share
     MemlockLines,       # ulimit -a
     RdmaAllocErrors,    # UCX / Open MPI / libfabric: verbs objects not created, ENOMEM
+    RdmaDevxErrors,     # mlx5dv_devx_* 'Protocol not supported': the kernel lacks the DEVX method user space asks for
     UcxFatalLines,      # UCX transports' fatal lines: ud_iface.c ... Fatal: transport error: Endpoint timeout
     DriverFirmwareLines,  # dmesg: a NIC driver asks for newer firmware
     OpenFiles,          # ulimit -n / open files (-n), EMFILE 'Too many open files'

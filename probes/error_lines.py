@@ -34,7 +34,7 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("error", re.compile(r"\b[Uu]nexpected\b[\w ]{0,40}\b(?:error|ERROR)\b")),   # "Unexpected BUS error encountered in ..."
 )
 # NCCL's NCCLCHECK trace at INFO level: a call returned a failing ncclResult_t (1 cuda .. 6 remote error).
-NCCL_TRACE = re.compile(r"NCCL INFO [\w/.\-]+\.(?:cc|cu|h|c|cpp):\d+ -> [1-6]\b")
+NCCL_TRACE = re.compile(r"NCCL INFO [\w/.\-]+\.(?:cc|cu|h|c|cpp):\d+(?: \([\w:~<>]+\))? -> [1-6]\b")   # 2.2x+: "(func)"
 TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in \S+')
 # Lines that say "error" without being one: INFO chatter, counters, traceback frames, warnings.

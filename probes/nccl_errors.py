@@ -30,7 +30,10 @@ _CODES: tuple[tuple[str, str], ...] = (
     ("ncclRemoteError", "remote"), ("unhandled cuda error", "cuda"), ("ncclUnhandledCudaError", "cuda"),
     ("ncclInProgress", "timeout"),
 )
-_WARN = lazy_compile(r"(?:(?<![\w/.\-])(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+NCCL WARN|(?<![\w/.\-])(?P<src2>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)\s+WARN|NCCL WARN)\s+(?P<msg>.*)")
+# NCCL 2.2x+ names the function between the source and the level when it knows it (debug.cc: "%s:%d (%s) NCCL WARN"),
+# e.g. "transport/nvls.cc:379 (nvlsAllocateMem) NCCL WARN ...": the source is still the file and line
+_FUNC = r"(?:\s+\([\w:~<>]+\))?"
+_WARN = lazy_compile(r"(?:(?<![\w/.\-])(?P<src>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)" + _FUNC + r"\s+NCCL WARN|(?<![\w/.\-])(?P<src2>[\w/.\-]+\.(?:cc|c|h|cu|cpp):\d+)" + _FUNC + r"\s+WARN|NCCL WARN)\s+(?P<msg>.*)")
 _VERSION_TAIL = lazy_compile(r"NCCL version (?P<v>\d+\.\d+\.\d+)")
 _QP = lazy_compile(r"Call to (?P<call>ibv_\w+) failed(?: with(?: error)?)?\s*(?P<rest>.*)")
 _GID_INDEX = lazy_compile(r"GID index (?P<i>\d+)")
@@ -54,7 +57,7 @@ _BARE_WARNS = ("Failed to find reverse path", "Could not find a path for pattern
 # aws-ofi-nccl's WARN text as torch repeats it under "Last error:" ("NET/OFI Unable to insert remote address ...")
 _OFI_LAST = "NET/OFI Unable to"
 # NCCL 2.2x's own text for a failed NVLS multicast call, as torch repeats it under "Last error:" (the WARN reads
-# "transport/nvls.cc:N NCCL WARN Cuda failure N '...'")
+# "transport/nvls.cc:N NCCL WARN Cuda failure N '...'" before 2.29, the same text as the repeat from 2.29 on)
 _NVLS_LAST = lazy_compile(r"Failed to \w+ NVLink SHARP \(NVLS\) Multicast memory.*?CUDA error (?P<code>\d+) '(?P<text>[^']*)'")
 # NCCL's CUDACHECK text ("Cuda failure 'invalid argument'", 2.19+ "Cuda failure 1 'invalid argument'") as torch repeats it
 # under "Last error:" after ncclUnhandledCudaError: the CUDA error NCCL got, named (the WARN line itself is read above)
@@ -97,7 +100,10 @@ class NcclErrors(LineProbe):
         self._framework_error(line_no, line)
         m = _WARN.search(line) if "WARN" in line else None   # the regex tries every position: NCCL's 'qpn' lines are many
         if m:
-            self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or m["src2"] or "", message=m["msg"].strip()[:200])
+            msg = m["msg"].strip()
+            if "NVLS" in msg and (nvls := _NVLS_LAST.search(msg)):   # 2.29's own WARN words the NVLS CUDA failure so
+                msg = f"Cuda failure {nvls['code']} '{nvls['text']}'"  # too: the same form as its "Last error:" repeat
+            self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or m["src2"] or "", message=msg[:200])
         elif any(w in line for w in _BARE_WARNS):   # NCCL's WARN text as torch repeats it under "Last error:"
             self.ctx.emit(NcclWarn, line_no, line, src="", message=line.strip()[-200:])
         elif _OFI_LAST in line and " INFO " not in line:
