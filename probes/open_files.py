@@ -10,6 +10,7 @@ Sample input:
     E1016 17:14:42.006647171   33721 tcp_server_posix.cc:213]    Failed accept4: Too
      many open files                  (gRPC's line as a terminal wrapped it: the tail alone names EMFILE)
     RuntimeError: received 0 items of ancdata     (multiprocessing's recvfds(): a DataLoader worker's descriptor dropped)
+    raise RuntimeError('received %d items of ancdata' %        (the same raise, its source line, in a cut traceback)
 """
 from __future__ import annotations
 
@@ -28,8 +29,10 @@ _WRAPPED_TAIL = lazy_compile(r"^\s*many open files\s*$")
 # A worker sends each shared tensor's descriptor over a Unix socket (the file_descriptor sharing strategy); when the
 # receiving process has no descriptor left the kernel drops it from the message (MSG_CTRUNC) and Python's
 # multiprocessing.reduction.recvfds() raises this - PyTorch's own diagnosis (PR 34768, the fix of pytorch#973) now
-# prints "Too many open files" for it. Only "0 items": the descriptor that should have come was lost.
-_ANCDATA = lazy_compile(r"\breceived 0 items of ancdata\b")
+# prints "Too many open files" for it. Only "0 items": the descriptor that should have come was lost. A traceback cut
+# before its message still shows the frame's source line, `raise RuntimeError('received %d items of ancdata' % ...`:
+# recvfds() reaches that raise only when the descriptor did not arrive (one is always sent).
+_ANCDATA = lazy_compile(r"\breceived (?:0|%d) items of ancdata\b")
 
 
 class OpenFiles(LineProbe):

@@ -9,6 +9,8 @@ Sample input (Open MPI 4.1 help blocks span several lines; the values come a few
       Error: Connection refused (111)
     A process or daemon was unable to complete a TCP connection ... Remote host: node2
     At least one pair of MPI processes are unable to reach each other for MPI communications.
+    [host][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() to 172.17.0.1 failed: Connection refused (111)
+    [host:06805] btl: tcp: Match incoming connection from [[27443,1],1] 44.128.0.4 with locally known IP 2.2.2.77 failed (iface 0/4)!
     WARNING: Open MPI accepted a TCP connection from what appears to be a another Open MPI process but cannot find ...
     ORTE was unable to reliably start one or more daemons.
     [..] [node1:9266 :0] ucp_context.c:1014 UCX  WARN  network device 'eth9' is not available, please use one or more of: 'eth0'(tcp)
@@ -34,6 +36,7 @@ from probes.remote_shell import outcome_of
 from doctor.probing.regex import lazy_compile
 
 _HOST = lazy_compile(r"^\s*\[(?P<host>[A-Za-z0-9][\w.\-]*):\s*\d+(?:\s*:\d+)?\]")      # [node1:12345] or [node1:9266 :0]
+_OLD_HOST = lazy_compile(r"^\s*\[(?P<host>[A-Za-z0-9][\w.\-]*)\]\[\[\d+,\d+\],\d+\]")   # [node][[jobid,vpid],rank] (before 4.x)
 _UCX_HOST = lazy_compile(r"\[\d+\.\d+\]\s+\[(?P<host>[\w.\-]+):\d+\s*:\d+\]")
 _BLOCKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("if_value", lazy_compile(r"An invalid value was given for (?P<param>\w+_if_(?:in|ex)clude)")),
@@ -43,6 +46,11 @@ _BLOCKS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _FIELD = lazy_compile(r"^\s*(?P<key>Local host|Remote host|Value|Message|Error|Exit code|Process name):\s*(?P<value>.*?)\s*$")
 _CONNECT_TO = lazy_compile(r"connect\(\) to (?P<host>[\w.:\-]+?):(?P<port>\d+) failed")
+# Open MPI before 4.1 reports a failed BTL connect on one line (no port); btl_base_verbose reports a connection
+# that arrived from an address the peer never advertised (the event the 4.1 'accepted a TCP connection' block names).
+_ENDPOINT_CONNECT = lazy_compile(r"_complete_connect\]\s*connect\(\) to (?P<host>[\w.:\-]+?) failed: (?P<err>[^(]+)")
+_MATCH_INCOMING = lazy_compile(r"btl: tcp: Match incoming connection from \[\[[\d,]+\],\d+\] (?P<host>[\w.:\-]+) "
+                               r"with locally known IP \S+ failed")
 _UNREACHABLE = lazy_compile(r"At least one pair of MPI processes are unable to reach each other")
 _MISDIRECTED = lazy_compile(r"Open MPI accepted a TCP connection from what appears to be a")
 _DAEMONS = lazy_compile(r"(?:ORTE|PRTE|prterun|mpirun) was unable to (?:reliably )?start one or more daemons")
@@ -68,7 +76,8 @@ class OpenMpi(LineProbe):
     triggers = ("invalid value was given for", "failed to TCP connect", "unable to complete a TCP connection",
                 "exited with non-zero status", "Local host:", "Remote host:", "  Value:", "  Message:", "  Error:",
                 "Exit code:", "Process name:", "unable to reach each other", "accepted a TCP connection from",
-                "unable to reliably start", "unable to start one or more daemons", "UCX", "mpi_cuda_support",
+                "unable to reliably start", "unable to start one or more daemons", "_complete_connect]",
+                "Match incoming connection from", "UCX", "mpi_cuda_support",
                 "built_with_cuda_support", "direct launched using", "PMIX ERROR", "PMIx_Init", "PMI_Init", "PMI2_Init",
                 "OPAL ERROR", "noticed that process rank", "-mca ", "--mca ")
 
@@ -84,7 +93,7 @@ class OpenMpi(LineProbe):
                 return
 
     def _node(self, line: str) -> str | None:
-        m = _HOST.match(line) or _UCX_HOST.search(line)
+        m = _HOST.match(line) or _OLD_HOST.match(line) or _UCX_HOST.search(line)
         return m["host"] if m else None
 
     def _open_block(self, n: int, line: str) -> bool:
@@ -130,7 +139,11 @@ class OpenMpi(LineProbe):
                       loopback=loopback, link_local=link_local)
 
     def _mpi_lines(self, n: int, line: str) -> bool:
-        if _UNREACHABLE.search(line):
+        if "_complete_connect]" in line and (m := _ENDPOINT_CONNECT.search(line)):
+            self._connect(n, line, m["host"], -1, outcome_of(m["err"]), self._node(line))
+        elif "Match incoming" in line and (m := _MATCH_INCOMING.search(line)):
+            self._connect(n, line, m["host"], -1, "misdirected", self._node(line))
+        elif _UNREACHABLE.search(line):
             self._connect(n, line, "", -1, "unreachable", None)
         elif _MISDIRECTED.search(line):
             self._connect(n, line, "", -1, "misdirected", None)

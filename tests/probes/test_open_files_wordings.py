@@ -46,3 +46,11 @@ def test_ancdata_with_its_descriptor_is_no_failure() -> None:
     # recvfds() raises only when the count differs from what was sent; a line naming ancdata that arrived is not one
     text = "DEBUG: received 1 items of ancdata from worker 3\n"
     assert not [f for f in parse_lines(OpenFiles, text) if f.KIND == "sys.call_failed"]
+
+
+def test_ancdata_raise_source_line_of_a_cut_traceback_is_the_same_failure() -> None:
+    # fixtures/cases/nofile-speechbrain-912-ancdata-32-workers (speechbrain#912), verbatim: the post stops at the
+    # raise's source line, before the rendered message
+    text = (CASES / "nofile-speechbrain-912-ancdata-32-workers" / "input" / "train_error.log").read_text(encoding="utf-8")
+    (fail,) = [f for f in parse_lines(OpenFiles, text) if f.KIND == "sys.call_failed"]
+    assert (fail.call, fail.errno, fail.origin.line) == ("recvmsg", "EMFILE", 6)
