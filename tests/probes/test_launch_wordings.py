@@ -250,3 +250,24 @@ def test_healthy_efa_run_gives_no_warn() -> None:
     root = Path(__file__).resolve().parents[2] / "fixtures/cases/healthy-awsefaeks-p4d-2node/input"
     for path in sorted(root.iterdir()):     # its NET/OFI INFO lines ('Selected Provider is efa', ...) are no WARN
         assert not kinds(parse_lines(NcclErrors, path.read_text()), "nccl.warn"), path.name
+
+
+TRTLLM_PY_WORLD = "AssertionError: Engine world size (2) != Runtime world size (1)\n"      # TensorRT-LLM#108
+TRTLLM_PY_WORLD_PP = "AssertionError: Engine world size (2 * 1) != Runtime world size (1)\n"   # TensorRT-LLM#753
+TRTLLM_CPP_WORLD = ("RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp (/home/jenkins/agent/"
+                    "workspace/LLM/release-0.8/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/runtime/worldConfig.cpp:90)\n")
+TRTLLM_CPP_WORLD_NEW = ("RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: MPI size 1 != TP size 2 * PP size 1\n")  # TRT-LLM#1992
+TRTLLM_MPI_INFO = "[TensorRT-LLM][INFO] MPI size: 2, rank: 0\n"      # a healthy start: the runtime's own world size
+
+
+def test_tensorrt_llm_engine_layout_differing_from_the_mpi_world_is_a_launch_config_error() -> None:
+    whats = [kinds(parse_lines(LaunchErrors, text), "launch.config_error")[0].what
+             for text in (TRTLLM_PY_WORLD, TRTLLM_PY_WORLD_PP, TRTLLM_CPP_WORLD, TRTLLM_CPP_WORLD_NEW)]
+    assert whats == ["world size: the engine is laid out for 2 ranks (tp * pp), 1 MPI process(es) run it",
+                     "world size: the engine is laid out for 2 ranks (tp * pp), 1 MPI process(es) run it",
+                     "world size: the MPI world size differs from the engine's tp * pp",
+                     "world size: the engine is laid out for 2 ranks (tp * pp), 1 MPI process(es) run it"]
+
+
+def test_tensorrt_llm_reporting_its_mpi_size_is_no_error() -> None:
+    assert not kinds(parse_lines(LaunchErrors, TRTLLM_MPI_INFO), "launch.config_error")
