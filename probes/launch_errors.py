@@ -63,9 +63,10 @@ _TWO_DEVICES = lazy_compile(r"Expected all tensors to be on the same device, but
 _MISSING_ENV = lazy_compile(r"environment variable (?P<var>\w+) expected, but not set")
 # TensorRT-LLM refuses an engine whose tensor x pipeline layout differs from the MPI world it runs in: the Python
 # runtime ('Engine world size (2 * 1) != Runtime world size (1)'), the C++ runtime before and after 0.12
-# ('Assertion failed: mpiSize == tp * pp', 'Assertion failed: MPI size 1 != TP size 2 * PP size 1').
+# ('Assertion failed: mpiSize == tp * pp', 'Assertion failed: MPI size 1 != TP size 2 * PP size 1') and its executor
+# ('Assertion failed: With communicationMode kLEADER, MPI worldSize is expected to be equal to tp*pp when ...').
 _ENGINE_WORLD = lazy_compile(r"Engine world size \((?P<tp>\d+)(?:\s*\*\s*(?P<pp>\d+))?\) != Runtime world size \((?P<mpi>\d+)\)")
-_MPI_LAYOUT = lazy_compile(r"Assertion failed: (?:mpiSize == tp \* pp|MPI size (?P<mpi>\d+) != TP size (?P<tp>\d+) \* PP size (?P<pp>\d+))")
+_MPI_LAYOUT = lazy_compile(r"Assertion failed: (?:mpiSize == tp \* pp|.{0,60}?MPI worldSize is expected to be equal to tp\s*\*\s*pp|MPI size (?P<mpi>\d+) != TP size (?P<tp>\d+) \* PP size (?P<pp>\d+))")
 
 
 def _outcome(text: str) -> str:
@@ -86,7 +87,7 @@ class LaunchErrors(LineProbe):
                 "Duplicate GPU detected", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
                 "another process is utilizing it", "Could not establish connection to redis",
                 "Failed to connect to GCS at address", "rank % device-count", "found at least two devices",
-                "Runtime world size", "mpiSize == tp", "MPI size ")
+                "Runtime world size", "mpiSize == tp", "MPI size ", "worldSize is expected")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)

@@ -257,16 +257,19 @@ TRTLLM_PY_WORLD_PP = "AssertionError: Engine world size (2 * 1) != Runtime world
 TRTLLM_CPP_WORLD = ("RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp (/home/jenkins/agent/"
                     "workspace/LLM/release-0.8/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/runtime/worldConfig.cpp:90)\n")
 TRTLLM_CPP_WORLD_NEW = ("RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: MPI size 1 != TP size 2 * PP size 1\n")  # TRT-LLM#1992
+TRTLLM_EXECUTOR_WORLD = ("[TensorRT-LLM][ERROR] Assertion failed: With communicationMode kLEADER, MPI worldSize is expected to "
+                         "be equal to tp*pp when participantIds are not specified\n")          # TensorRT-LLM#2021
 TRTLLM_MPI_INFO = "[TensorRT-LLM][INFO] MPI size: 2, rank: 0\n"      # a healthy start: the runtime's own world size
 
 
 def test_tensorrt_llm_engine_layout_differing_from_the_mpi_world_is_a_launch_config_error() -> None:
     whats = [kinds(parse_lines(LaunchErrors, text), "launch.config_error")[0].what
-             for text in (TRTLLM_PY_WORLD, TRTLLM_PY_WORLD_PP, TRTLLM_CPP_WORLD, TRTLLM_CPP_WORLD_NEW)]
+             for text in (TRTLLM_PY_WORLD, TRTLLM_PY_WORLD_PP, TRTLLM_CPP_WORLD, TRTLLM_CPP_WORLD_NEW, TRTLLM_EXECUTOR_WORLD)]
     assert whats == ["world size: the engine is laid out for 2 ranks (tp * pp), 1 MPI process(es) run it",
                      "world size: the engine is laid out for 2 ranks (tp * pp), 1 MPI process(es) run it",
                      "world size: the MPI world size differs from the engine's tp * pp",
-                     "world size: the engine is laid out for 2 ranks (tp * pp), 1 MPI process(es) run it"]
+                     "world size: the engine is laid out for 2 ranks (tp * pp), 1 MPI process(es) run it",
+                     "world size: the MPI world size differs from the engine's tp * pp"]
 
 
 def test_tensorrt_llm_reporting_its_mpi_size_is_no_error() -> None:
