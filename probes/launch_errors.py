@@ -63,6 +63,12 @@ _LOCAL_RANK_CHECK = lazy_compile(r"expected local-rank to be the same as rank % 
 _TWO_DEVICES = lazy_compile(r"Expected all tensors to be on the same device, but found at least two devices, "
                             r"(?P<a>cuda:\d+) and (?P<b>cuda:\d+)")
 _MISSING_ENV = lazy_compile(r"environment variable (?P<var>\w+) expected, but not set")
+# TensorRT-LLM refuses an engine whose tensor x pipeline layout differs from the MPI world it runs in: the Python
+# runtime ('Engine world size (2 * 1) != Runtime world size (1)'), the C++ runtime before and after 0.12
+# ('Assertion failed: mpiSize == tp * pp', 'Assertion failed: MPI size 1 != TP size 2 * PP size 1') and its executor
+# ('Assertion failed: With communicationMode kLEADER, MPI worldSize is expected to be equal to tp*pp when ...').
+_ENGINE_WORLD = lazy_compile(r"Engine world size \((?P<tp>\d+)(?:\s*\*\s*(?P<pp>\d+))?\) != Runtime world size \((?P<mpi>\d+)\)")
+_MPI_LAYOUT = lazy_compile(r"Assertion failed: (?:mpiSize == tp \* pp|.{0,60}?MPI worldSize is expected to be equal to tp\s*\*\s*pp|MPI size (?P<mpi>\d+) != TP size (?P<tp>\d+) \* PP size (?P<pp>\d+))")
 
 
 def _outcome(text: str) -> str:
@@ -82,7 +88,8 @@ class LaunchErrors(LineProbe):
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
                 "Duplicate GPU detected", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
                 "another process is utilizing it", "Could not establish connection to redis",
-                "Failed to connect to GCS at address", "rank % device-count", "found at least two devices")
+                "Failed to connect to GCS at address", "rank % device-count", "found at least two devices",
+                "Runtime world size", "mpiSize == tp", "MPI size ", "worldSize is expected")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -240,4 +247,18 @@ class LaunchErrors(LineProbe):
         if m:
             self.ctx.emit(LaunchConfigError, n, line, what=f"{m['var']} not set")
             return True
-        return False
+        return self._engine_layout(n, line)
+
+    def _engine_layout(self, n: int, line: str) -> bool:
+        """An inference engine built for tp x pp ranks started in an MPI world of another size (TensorRT-LLM)."""
+        m = (_ENGINE_WORLD.search(line) if "Runtime world size" in line else None) or \
+            (_MPI_LAYOUT.search(line) if "Assertion failed" in line else None)
+        if not m:
+            return False
+        if m["mpi"] is None:
+            what = "world size: the MPI world size differs from the engine's tp * pp"
+        else:
+            ranks = int(m["tp"]) * int(m["pp"] or 1)
+            what = f"world size: the engine is laid out for {ranks} ranks (tp * pp), {m['mpi']} MPI process(es) run it"
+        self.ctx.emit(LaunchConfigError, n, line, what=what)
+        return True

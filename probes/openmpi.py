@@ -63,6 +63,8 @@ _SRUN_PMI = lazy_compile(r"direct launched using \"?srun\"?")
 _PMIX = lazy_compile(r"(?P<what>PMIX ERROR: [\w\-]+|PMIx_Init failed|PMI2?_Init failed to intiali[sz]e|OPAL ERROR: \w+ in file pmix\w*)")
 _SIGNAL = lazy_compile(r"(?:mpirun|prterun) noticed that process rank (?P<rank>\d+) with PID \d+ on node (?P<node>\S+) "
                      r"exited on signal (?P<sig>\d+) \((?P<name>[^)]+)\)")
+# Open MPI (ORTE and PRRTE) refuses to start more ranks than slots; the count may wrap to the next line
+_SLOTS = lazy_compile(r"There are not enough slots available in the system to satisfy the(?:\s+(?P<n>\d+))?")
 _MCA = lazy_compile(r"(?:^|\s)--?mca\s+(?P<name>\w+)\s+(?P<value>\"[^\"]*\"|'[^']*'|\S+)")
 _LAUNCHER = lazy_compile(r"\b(?:mpirun|mpiexec|orterun|prterun|horovodrun)\b")
 _SIGNAMES = {"Segmentation fault": "SIGSEGV", "Killed": "SIGKILL", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
@@ -79,7 +81,7 @@ class OpenMpi(LineProbe):
                 "unable to reliably start", "unable to start one or more daemons", "_complete_connect]",
                 "Match incoming connection from", "UCX", "mpi_cuda_support",
                 "built_with_cuda_support", "direct launched using", "PMIX ERROR", "PMIx_Init", "PMI_Init", "PMI2_Init",
-                "OPAL ERROR", "noticed that process rank", "-mca ", "--mca ")
+                "OPAL ERROR", "noticed that process rank", "-mca ", "--mca ", "not enough slots available")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -152,6 +154,9 @@ class OpenMpi(LineProbe):
         elif (m := _SIGNAL.search(line)):
             self.ctx.emit(WorkerExit, n, line, node=m["node"], rank=int(m["rank"]), launcher="mpirun",
                           code=-int(m["sig"]), signal=_SIGNAMES.get(m["name"], m["name"]))
+        elif "not enough slots" in line and (m := _SLOTS.search(line)):
+            wanted = f"the {m['n']} ranks requested" if m["n"] else "the ranks requested"
+            self.ctx.emit(LaunchConfigError, n, line, node=self._node(line), what=f"slots: Open MPI has fewer slots than {wanted}")
         else:
             return False
         return True

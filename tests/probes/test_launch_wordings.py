@@ -269,3 +269,27 @@ def test_c10d_listen_warning_names_its_port_like_the_bind_warning() -> None:
 def test_listen_on_any_address_takes_the_port_from_the_bind_clause() -> None:
     (bind,) = kinds(parse_lines(LaunchErrors, C10D_LISTEN_ANY), "net.bind_error")
     assert (bind.host, bind.port) == ("::", 29500)
+
+
+TRTLLM_PY_WORLD = "AssertionError: Engine world size (2) != Runtime world size (1)\n"      # TensorRT-LLM#108
+TRTLLM_PY_WORLD_PP = "AssertionError: Engine world size (2 * 1) != Runtime world size (1)\n"   # TensorRT-LLM#753
+TRTLLM_CPP_WORLD = ("RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp (/home/jenkins/agent/"
+                    "workspace/LLM/release-0.8/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/runtime/worldConfig.cpp:90)\n")
+TRTLLM_CPP_WORLD_NEW = ("RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: MPI size 1 != TP size 2 * PP size 1\n")  # TRT-LLM#1992
+TRTLLM_EXECUTOR_WORLD = ("[TensorRT-LLM][ERROR] Assertion failed: With communicationMode kLEADER, MPI worldSize is expected to "
+                         "be equal to tp*pp when participantIds are not specified\n")          # TensorRT-LLM#2021
+TRTLLM_MPI_INFO = "[TensorRT-LLM][INFO] MPI size: 2, rank: 0\n"      # a healthy start: the runtime's own world size
+
+
+def test_tensorrt_llm_engine_layout_differing_from_the_mpi_world_is_a_launch_config_error() -> None:
+    whats = [kinds(parse_lines(LaunchErrors, text), "launch.config_error")[0].what
+             for text in (TRTLLM_PY_WORLD, TRTLLM_PY_WORLD_PP, TRTLLM_CPP_WORLD, TRTLLM_CPP_WORLD_NEW, TRTLLM_EXECUTOR_WORLD)]
+    assert whats == ["world size: the engine is laid out for 2 ranks (tp * pp), 1 MPI process(es) run it",
+                     "world size: the engine is laid out for 2 ranks (tp * pp), 1 MPI process(es) run it",
+                     "world size: the MPI world size differs from the engine's tp * pp",
+                     "world size: the engine is laid out for 2 ranks (tp * pp), 1 MPI process(es) run it",
+                     "world size: the MPI world size differs from the engine's tp * pp"]
+
+
+def test_tensorrt_llm_reporting_its_mpi_size_is_no_error() -> None:
+    assert not kinds(parse_lines(LaunchErrors, TRTLLM_MPI_INFO), "launch.config_error")

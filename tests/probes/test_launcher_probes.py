@@ -131,3 +131,16 @@ def test_expectation_units(metric: str, text: str, value: float) -> None:
 def test_expectation_errors(metric: str, text: str) -> None:
     with pytest.raises(ValueError):
         parse_value(metric, text)
+
+
+OMPI_SLOTS_ONE_LINE = ("There are not enough slots available in the system to satisfy the 8 slots \n"
+                       "that were requested by the application:\n  python\n")                  # mit-han-lab/spvnas#10
+OMPI_SLOTS_WRAPPED = ("There are not enough slots available in the system to satisfy the 2\n"
+                      "slots that were requested by the application:\n\n  python\n")           # inducer/grudge#227
+
+
+def test_open_mpi_refusing_more_ranks_than_slots_is_a_launch_config_error() -> None:
+    whats = [[f.what for f in parse_lines(OpenMpi, text) if f.KIND == "launch.config_error"]
+             for text in (OMPI_SLOTS_ONE_LINE, OMPI_SLOTS_WRAPPED)]
+    assert whats == [["slots: Open MPI has fewer slots than the 8 ranks requested"],
+                     ["slots: Open MPI has fewer slots than the 2 ranks requested"]]
