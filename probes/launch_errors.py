@@ -61,6 +61,15 @@ _LOCAL_RANK_CHECK = lazy_compile(r"expected local-rank to be the same as rank % 
 _TWO_DEVICES = lazy_compile(r"Expected all tensors to be on the same device, but found at least two devices, "
                             r"(?P<a>cuda:\d+) and (?P<b>cuda:\d+)")
 _MISSING_ENV = lazy_compile(r"environment variable (?P<var>\w+) expected, but not set")
+# A model whose device placement conflicts with the distributed mode (one process per GPU, or ZeRO-3 placing the
+# parameters itself): torch DDP refusing a module spread over several GPUs (older torch: 'single-device CUDA modules'),
+# accelerate refusing a device_map='auto' model or an 8-/4-bit model loaded on another GPU than the process's own,
+# transformers refusing a device_map under ZeRO-3. Each names the placement; none is a launcher fault.
+_PLACEMENT = lazy_compile(r"device_ids and output_device arguments only work with single-device"
+                          r"|You can't train a model that has been loaded (?:with `?device_map='auto'`? in any distributed mode"
+                          r"|in 8-bit(?: or 4-bit)? precision on (?:a different device|multiple devices))"
+                          r"|DeepSpeed Zero-3 is not compatible with (?:`low_cpu_mem_usage=True` or with )?passing a `?device_map")
+_MODULE_DEVICES = lazy_compile(r"device\(type='cuda', index=(\d+)\)")
 
 
 def _outcome(text: str) -> str:
@@ -80,7 +89,8 @@ class LaunchErrors(LineProbe):
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
                 "Duplicate GPU detected", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
                 "another process is utilizing it", "Could not establish connection to redis",
-                "Failed to connect to GCS at address", "rank % device-count", "found at least two devices")
+                "Failed to connect to GCS at address", "rank % device-count", "found at least two devices",
+                "only work with single-device", "You can't train a model that has been loaded", "passing a `device_map")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -226,6 +236,10 @@ class LaunchErrors(LineProbe):
             return True
         if (m := _TWO_DEVICES.search(line)):     # two GPUs, not cpu and cuda: a device mapping, not a missing .to()
             self.ctx.emit(DeviceMismatch, n, line, sign="tensors_on_two_gpus", devices=f"{m['a']}, {m['b']}")
+            return True
+        if _PLACEMENT.search(line):
+            devices = ", ".join(f"cuda:{i}" for i in _MODULE_DEVICES.findall(line)) if "index=" in line else ""
+            self.ctx.emit(DeviceMismatch, n, line, sign="placement_vs_distributed", devices=devices)
             return True
         m = _DUPLICATE.search(line)
         if m:

@@ -250,3 +250,25 @@ def test_healthy_efa_run_gives_no_warn() -> None:
     root = Path(__file__).resolve().parents[2] / "fixtures/cases/healthy-awsefaeks-p4d-2node/input"
     for path in sorted(root.iterdir()):     # its NET/OFI INFO lines ('Selected Provider is efa', ...) are no WARN
         assert not kinds(parse_lines(NcclErrors, path.read_text()), "nccl.warn"), path.name
+
+
+def test_model_placement_refusals_are_read_as_a_device_mismatch() -> None:
+    """The libraries' own refusals of a model placement that does not fit the distributed mode (held-out batch AV)."""
+    ddp = ("ValueError: DistributedDataParallel device_ids and output_device arguments only work with "
+           "single-device/multiple-device GPU modules or CPU modules, but got device_ids [0], output_device 0, and module "
+           "parameters {device(type='cuda', index=0), device(type='cuda', index=1)}.\n")          # zero_nlp#115 (one line)
+    accelerate_8bit = ("You can't train a model that has been loaded in 8-bit precision on a different device than the "
+                       "one you're training on.\n")                                              # trl#722
+    accelerate_auto = ("ValueError: You can't train a model that has been loaded with `device_map='auto'` in any "
+                       "distributed mode. Please rerun your script specifying `--num_processes=1` or by launching with "
+                       "`python {{myscript.py}}`.\n")                                             # Qwen PR 833's log
+    zero3 = "ValueError: DeepSpeed Zero-3 is not compatible with `low_cpu_mem_usage=True` or with passing a `device_map`.\n"
+    old_ddp = ("DistributedDataParallel device_ids and output_device arguments only work with single-device CUDA modules, "
+               "but got device_ids 1\n")                                                           # pytorch#46821 (torch 1.x)
+    for text, devices in ((ddp, "cuda:0, cuda:1"), (accelerate_8bit, ""), (accelerate_auto, ""), (zero3, ""), (old_ddp, "")):
+        assert [(m.sign, m.devices) for m in kinds(parse_lines(LaunchErrors, text), "launch.device_mismatch")] == [
+            ("placement_vs_distributed", devices)], text
+    # near misses: an advice line naming device_map, and a single-process load log
+    for text in ("Make sure you loaded the model on the correct device using device_map\n",
+                 "Loading checkpoint shards: 100%|##########| 2/2 [00:03<00:00, device_map='auto']\n"):
+        assert not kinds(parse_lines(LaunchErrors, text), "launch.device_mismatch")
