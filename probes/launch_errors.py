@@ -70,6 +70,8 @@ _PLACEMENT = lazy_compile(r"device_ids and output_device arguments only work wit
                           r"|in 8-bit(?: or 4-bit)? precision on (?:a different device|multiple devices))"
                           r"|DeepSpeed Zero-3 is not compatible with (?:`low_cpu_mem_usage=True` or with )?passing a `?device_map")
 _MODULE_DEVICES = lazy_compile(r"device\(type='cuda', index=(\d+)\)")
+# trl's GRPO trainer asking for the next GPU for vLLM when none is left (its own 'invalid device ordinal' check)
+_VLLM_DEVICE = lazy_compile(r"requested device for vllm \((?:cuda|xpu|npu):(?P<dev>\d+)\) is not available")
 
 
 def _outcome(text: str) -> str:
@@ -90,7 +92,8 @@ class LaunchErrors(LineProbe):
                 "Duplicate GPU detected", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
                 "another process is utilizing it", "Could not establish connection to redis",
                 "Failed to connect to GCS at address", "rank % device-count", "found at least two devices",
-                "only work with single-device", "You can't train a model that has been loaded", "passing a `device_map")
+                "only work with single-device", "You can't train a model that has been loaded", "passing a `device_map",
+                "requested device for vllm")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -247,6 +250,9 @@ class LaunchErrors(LineProbe):
             return True
         if _ORDINAL.search(line):
             self.ctx.emit(DeviceOrdinalError, n, line)
+            return True
+        if (m := _VLLM_DEVICE.search(line)):
+            self.ctx.emit(DeviceOrdinalError, n, line, device=int(m["dev"]))
             return True
         m = _MISSING_ENV.search(line)
         if m:

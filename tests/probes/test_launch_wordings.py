@@ -272,3 +272,12 @@ def test_model_placement_refusals_are_read_as_a_device_mismatch() -> None:
     for text in ("Make sure you loaded the model on the correct device using device_map\n",
                  "Loading checkpoint shards: 100%|##########| 2/2 [00:03<00:00, device_map='auto']\n"):
         assert not kinds(parse_lines(LaunchErrors, text), "launch.device_mismatch")
+
+
+def test_trl_vllm_device_past_the_visible_gpus_is_an_ordinal_error() -> None:
+    line = ("ValueError: The requested device for vllm (cuda:1) is not available. You are likely using vLLM without "
+            "restricting the number of GPUs for training. Set the `--num_processes` argument to a value lower than the "
+            "number of GPUs available on your machine—typically, reducing it by one is sufficient. In your case: "
+            "`--num_processes 0`.\n")                                                          # trl#2826 (held-out batch AV)
+    assert [e.device for e in kinds(parse_lines(LaunchErrors, line), "launch.ordinal_error")] == [1]
+    assert not kinds(parse_lines(LaunchErrors, "INFO vllm device cuda:1 is available\n"), "launch.ordinal_error")
