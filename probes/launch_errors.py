@@ -69,6 +69,17 @@ _MISSING_ENV = lazy_compile(r"environment variable (?P<var>\w+) expected, but no
 # ('Assertion failed: With communicationMode kLEADER, MPI worldSize is expected to be equal to tp*pp when ...').
 _ENGINE_WORLD = lazy_compile(r"Engine world size \((?P<tp>\d+)(?:\s*\*\s*(?P<pp>\d+))?\) != Runtime world size \((?P<mpi>\d+)\)")
 _MPI_LAYOUT = lazy_compile(r"Assertion failed: (?:mpiSize == tp \* pp|.{0,60}?MPI worldSize is expected to be equal to tp\s*\*\s*pp|MPI size (?P<mpi>\d+) != TP size (?P<tp>\d+) \* PP size (?P<pp>\d+))")
+# A model whose device placement conflicts with the distributed mode (one process per GPU, or ZeRO-3 placing the
+# parameters itself): torch DDP refusing a module spread over several GPUs (older torch: 'single-device CUDA modules'),
+# accelerate refusing a device_map='auto' model or an 8-/4-bit model loaded on another GPU than the process's own,
+# transformers refusing a device_map under ZeRO-3. Each names the placement; none is a launcher fault.
+_PLACEMENT = lazy_compile(r"device_ids and output_device arguments only work with single-device"
+                          r"|You can't train a model that has been loaded (?:with `?device_map='auto'`? in any distributed mode"
+                          r"|in 8-bit(?: or 4-bit)? precision on (?:a different device|multiple devices))"
+                          r"|DeepSpeed Zero-3 is not compatible with (?:`low_cpu_mem_usage=True` or with )?passing a `?device_map")
+_MODULE_DEVICES = lazy_compile(r"device\(type='cuda', index=(\d+)\)")
+# trl's GRPO trainer asking for the next GPU for vLLM when none is left (its own 'invalid device ordinal' check)
+_VLLM_DEVICE = lazy_compile(r"requested device for vllm \((?:cuda|xpu|npu):(?P<dev>\d+)\) is not available")
 
 
 def _outcome(text: str) -> str:
@@ -89,7 +100,9 @@ class LaunchErrors(LineProbe):
                 "Duplicate GPU detected", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
                 "another process is utilizing it", "Could not establish connection to redis",
                 "Failed to connect to GCS at address", "rank % device-count", "found at least two devices",
-                "Runtime world size", "mpiSize == tp", "MPI size ", "worldSize is expected")
+                "Runtime world size", "mpiSize == tp", "MPI size ", "worldSize is expected",
+                "only work with single-device", "You can't train a model that has been loaded", "passing a `device_map",
+                "requested device for vllm")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -236,12 +249,19 @@ class LaunchErrors(LineProbe):
         if (m := _TWO_DEVICES.search(line)):     # two GPUs, not cpu and cuda: a device mapping, not a missing .to()
             self.ctx.emit(DeviceMismatch, n, line, sign="tensors_on_two_gpus", devices=f"{m['a']}, {m['b']}")
             return True
+        if _PLACEMENT.search(line):
+            devices = ", ".join(f"cuda:{i}" for i in _MODULE_DEVICES.findall(line)) if "index=" in line else ""
+            self.ctx.emit(DeviceMismatch, n, line, sign="placement_vs_distributed", devices=devices)
+            return True
         m = _DUPLICATE.search(line)
         if m:
             self.ctx.emit(DuplicateGpu, n, line, rank_a=int(m["a"]), rank_b=int(m["b"]), bus_id=m["bus"])
             return True
         if _ORDINAL.search(line):
             self.ctx.emit(DeviceOrdinalError, n, line)
+            return True
+        if (m := _VLLM_DEVICE.search(line)):
+            self.ctx.emit(DeviceOrdinalError, n, line, device=int(m["dev"]))
             return True
         m = _MISSING_ENV.search(line)
         if m:

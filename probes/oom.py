@@ -127,6 +127,10 @@ class OomMessages(LineProbe):
         device = _DEVICE.search(text)
         listed = [to_bytes(n, u) for n, u in _OTHER.findall(text)]
         values = derive(measure(text), listed, int(device.group(1)) if device else -1)
+        # torch's FSDP warns per parameter when state_dict() cannot clone the gathered (unsharded) tensor:
+        # 'UserWarning: Failed to clone() tensor with name ... state_dict entry ... managed by FSDP ... Error: CUDA out of memory'
+        if "state_dict" in text and ("clone()" in text or "FSDP" in text):
+            values["during"] = "state_dict"
         self.ctx.emit(OomEvent, line_no, line, **values)
         self.start, self.text = None, ""
 

@@ -293,3 +293,34 @@ def test_tensorrt_llm_engine_layout_differing_from_the_mpi_world_is_a_launch_con
 
 def test_tensorrt_llm_reporting_its_mpi_size_is_no_error() -> None:
     assert not kinds(parse_lines(LaunchErrors, TRTLLM_MPI_INFO), "launch.config_error")
+
+
+def test_model_placement_refusals_are_read_as_a_device_mismatch() -> None:
+    """The libraries' own refusals of a model placement that does not fit the distributed mode (held-out batch AV)."""
+    ddp = ("ValueError: DistributedDataParallel device_ids and output_device arguments only work with "
+           "single-device/multiple-device GPU modules or CPU modules, but got device_ids [0], output_device 0, and module "
+           "parameters {device(type='cuda', index=0), device(type='cuda', index=1)}.\n")          # zero_nlp#115 (one line)
+    accelerate_8bit = ("You can't train a model that has been loaded in 8-bit precision on a different device than the "
+                       "one you're training on.\n")                                              # trl#722
+    accelerate_auto = ("ValueError: You can't train a model that has been loaded with `device_map='auto'` in any "
+                       "distributed mode. Please rerun your script specifying `--num_processes=1` or by launching with "
+                       "`python {{myscript.py}}`.\n")                                             # Qwen PR 833's log
+    zero3 = "ValueError: DeepSpeed Zero-3 is not compatible with `low_cpu_mem_usage=True` or with passing a `device_map`.\n"
+    old_ddp = ("DistributedDataParallel device_ids and output_device arguments only work with single-device CUDA modules, "
+               "but got device_ids 1\n")                                                           # pytorch#46821 (torch 1.x)
+    for text, devices in ((ddp, "cuda:0, cuda:1"), (accelerate_8bit, ""), (accelerate_auto, ""), (zero3, ""), (old_ddp, "")):
+        assert [(m.sign, m.devices) for m in kinds(parse_lines(LaunchErrors, text), "launch.device_mismatch")] == [
+            ("placement_vs_distributed", devices)], text
+    # near misses: an advice line naming device_map, and a single-process load log
+    for text in ("Make sure you loaded the model on the correct device using device_map\n",
+                 "Loading checkpoint shards: 100%|##########| 2/2 [00:03<00:00, device_map='auto']\n"):
+        assert not kinds(parse_lines(LaunchErrors, text), "launch.device_mismatch")
+
+
+def test_trl_vllm_device_past_the_visible_gpus_is_an_ordinal_error() -> None:
+    line = ("ValueError: The requested device for vllm (cuda:1) is not available. You are likely using vLLM without "
+            "restricting the number of GPUs for training. Set the `--num_processes` argument to a value lower than the "
+            "number of GPUs available on your machine—typically, reducing it by one is sufficient. In your case: "
+            "`--num_processes 0`.\n")                                                          # trl#2826 (held-out batch AV)
+    assert [e.device for e in kinds(parse_lines(LaunchErrors, line), "launch.ordinal_error")] == [1]
+    assert not kinds(parse_lines(LaunchErrors, "INFO vllm device cuda:1 is available\n"), "launch.ordinal_error")
