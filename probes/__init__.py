@@ -44,6 +44,7 @@ from probes.limits import MemlockLines, MemlockValue
 from probes.rdma_alloc import RdmaAllocErrors
 from probes.rdma_devx import RdmaDevxErrors
 from probes.ucx_fatal import UcxFatalLines
+from probes.mesh_proxy import MeshProxyDenials
 from probes.driver_firmware import DriverFirmwareLines
 from probes.megatron_log import MegatronLog
 from probes.lspci import Lspci
@@ -126,6 +127,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     ShmLines,           # df / ls -ld / mount lines for /dev/shm
     IommuLines,         # kernel command line and boot log: IOMMU translating or passthrough
     PcieKernelLines,    # kernel: "available PCIe bandwidth, limited by ..."
+    MeshProxyDenials,   # Istio/Envoy sidecars refusing a connection by policy (rbac_access_denied)
     ErrorLines,         # error-looking lines of any origin: the report lists those no rule explained
 )
 

@@ -28,6 +28,15 @@ class ConnectError(Fact):
 
 
 @fact
+class ProxyDenied(Fact):
+    """A service-mesh sidecar (Istio's Envoy) refused a connection by its authorization policy (RBAC)."""
+
+    KIND = "net.proxy_denied"
+    proxy: str = "envoy"
+    policy: str = ""               # the matched policy Envoy names ('none': no ALLOW policy matched)
+
+
+@fact
 class ResolveError(Fact):
     """A host name did not resolve (getaddrinfo failed)."""
 
