@@ -20,6 +20,7 @@ from collections import deque
 from doctor.facts.logline import ErrorLine
 from doctor.probing.contract import LineProbe
 from doctor.probing.lines import who
+from probes.nccl_errors import NOTICE_WARNS
 
 FIRST, LAST = 12, 8         # lines kept per input: the first failures and the last (a traceback's end)
 
@@ -51,6 +52,8 @@ def classify(line: str) -> str:
     if NCCL_TRACE.search(rest):
         return "nccl_trace"
     if NOT_ERRORS.search(rest) and "NCCL WARN" not in rest:
+        return ""
+    if "WARN" in rest and any(notice in rest for notice in NOTICE_WARNS):   # an old NCCL's notice, INFO since 2.5
         return ""
     return next((form for form, pattern in FORMS if pattern.search(rest)), "")
 

@@ -58,7 +58,9 @@ _GLOO_BIND = lazy_compile(r"gloo/transport/tcp/(?:pair|socket)\.cc:\d+\][^\n]{0,
 _STORE_WAIT = lazy_compile(r"[Tt]imed out after (?P<secs>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<expected>\d+) clients joined")
 _IFNAME = lazy_compile(r"Unable to find (?:address for|interface for):? ?(?P<name>[\w.:\-]+)")
 _ORDINAL = lazy_compile(r"invalid device ordinal", re.I)
-_DUPLICATE = lazy_compile(r"Duplicate GPU detected\s*:\s*rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>\w+)")
+# NCCL init.cc: "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx"; the sentence after the colon is
+# the sign itself and is read without the prefix too (a log re-posted or re-worded keeps it, thomaskalnik.com DeepSeek V3 part 4)
+_DUPLICATE = lazy_compile(r"(?:Duplicate GPU detected\s*:\s*)?\brank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>\w+)")
 _LOCAL_RANK_CHECK = lazy_compile(r"expected local-rank to be the same as rank % device-count")    # Megatron(-DeepSpeed)
 _TWO_DEVICES = lazy_compile(r"Expected all tensors to be on the same device, but found at least two devices, "
                             r"(?P<a>cuda:\d+) and (?P<b>cuda:\d+)")
@@ -97,7 +99,7 @@ class LaunchErrors(LineProbe):
                 "connect to", "cannot be retrieved", "Name or service not known", "name resolution", "getaddrinfo",
                 "gaierror", "bind on local address", "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
-                "Duplicate GPU detected", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
+                "Duplicate GPU detected", "both on CUDA device", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
                 "another process is utilizing it", "Could not establish connection to redis",
                 "Failed to connect to GCS at address", "rank % device-count", "found at least two devices",
                 "Runtime world size", "mpiSize == tp", "MPI size ", "worldSize is expected",

@@ -48,6 +48,13 @@ _CONNECT_GID = lazy_compile(r"\bqpn \d+\b.*\bGID (?P<i>\d+) \((?P<prefix>[0-9A-F
 _THREAD = lazy_compile(r"^\s*(?P<t>[\w.\-]+:\d+:\d+) ")
 
 
+# Notices NCCL printed at WARN level before it moved them to INFO: "misc/ibvwrap.cc:63 NCCL WARN Failed to open
+# libibverbs.so[.1]" (2.4 and before) is "NCCL INFO Failed to open libibverbs.so[.1]" from 2.5 on: no verbs library,
+# NCCL goes on with sockets (the maintainers on nccl#259: information, not an error). nccl_log reads the notice as
+# nccl.ib_unavailable; it is no NCCL failure line.
+NOTICE_WARNS = ("Failed to open libibverbs.so",)
+
+
 _BARE_WARNS = ("Failed to find reverse path", "Could not find a path for pattern", "Could not find NET with id",
                # version signs torch repeats under "Last error:": a config from a newer nccl.h (2.17+ leaves unset
                # fields at INT_MIN) given to an older libnccl; an NCCL built for CUDA < 11.3 asked to join a CUDA graph
@@ -101,9 +108,12 @@ class NcclErrors(LineProbe):
         m = _WARN.search(line) if "WARN" in line else None   # the regex tries every position: NCCL's 'qpn' lines are many
         if m:
             msg = m["msg"].strip()
-            if "NVLS" in msg and (nvls := _NVLS_LAST.search(msg)):   # 2.29's own WARN words the NVLS CUDA failure so
+            if msg.startswith(NOTICE_WARNS):
+                msg = ""
+            elif "NVLS" in msg and (nvls := _NVLS_LAST.search(msg)):   # 2.29's own WARN words the NVLS CUDA failure so
                 msg = f"Cuda failure {nvls['code']} '{nvls['text']}'"  # too: the same form as its "Last error:" repeat
-            self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or m["src2"] or "", message=msg[:200])
+            if msg:
+                self.ctx.emit(NcclWarn, line_no, line, src=m["src"] or m["src2"] or "", message=msg[:200])
         elif any(w in line for w in _BARE_WARNS):   # NCCL's WARN text as torch repeats it under "Last error:"
             self.ctx.emit(NcclWarn, line_no, line, src="", message=line.strip()[-200:])
         elif _OFI_LAST in line and " INFO " not in line:

@@ -324,3 +324,19 @@ def test_trl_vllm_device_past_the_visible_gpus_is_an_ordinal_error() -> None:
             "`--num_processes 0`.\n")                                                          # trl#2826 (held-out batch AV)
     assert [e.device for e in kinds(parse_lines(LaunchErrors, line), "launch.ordinal_error")] == [1]
     assert not kinds(parse_lines(LaunchErrors, "INFO vllm device cuda:1 is available\n"), "launch.ordinal_error")
+
+
+# NCCL's duplicate-GPU sentence without its "Duplicate GPU detected :" prefix, as an engineer re-posted it
+# (fixtures/cases/rank-blog-deepseek-a100-duplicate-gpu-device-order), and NCCL's own wording (NVIDIA/nccl init.cc).
+DUPLICATE_NO_PREFIX = "Error: rank 27 and rank 19 both on CUDA device 53000 (PCI 53:00.0)\n"
+DUPLICATE_NCCL = ("node1:2210:2290 [1] init.cc:521 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA "
+                  "device 1a000\n")
+NOT_A_DUPLICATE = "Training rank 3 and rank 4 both on CUDA devices of node 2\n"
+
+
+def test_duplicate_gpu_sentence_is_read_with_and_without_nccls_prefix() -> None:
+    (dup,) = kinds(parse_lines(LaunchErrors, DUPLICATE_NO_PREFIX), "launch.duplicate_gpu")
+    assert (dup.rank_a, dup.rank_b, dup.bus_id) == (27, 19, "53000")
+    (dup,) = kinds(parse_lines(LaunchErrors, DUPLICATE_NCCL), "launch.duplicate_gpu")
+    assert (dup.rank_a, dup.rank_b, dup.bus_id) == (1, 0, "1a000")
+    assert not kinds(parse_lines(LaunchErrors, NOT_A_DUPLICATE), "launch.duplicate_gpu")
