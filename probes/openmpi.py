@@ -63,8 +63,13 @@ _SRUN_PMI = lazy_compile(r"direct launched using \"?srun\"?")
 _PMIX = lazy_compile(r"(?P<what>PMIX ERROR: [\w\-]+|PMIx_Init failed|PMI2?_Init failed to intiali[sz]e|OPAL ERROR: \w+ in file pmix\w*)")
 _SIGNAL = lazy_compile(r"(?:mpirun|prterun) noticed that process rank (?P<rank>\d+) with PID \d+ on node (?P<node>\S+) "
                      r"exited on signal (?P<sig>\d+) \((?P<name>[^)]+)\)")
-# Open MPI (ORTE and PRRTE) refuses to start more ranks than slots; the count may wrap to the next line
-_SLOTS = lazy_compile(r"There are not enough slots available in the system to satisfy the(?:\s+(?P<n>\d+))?")
+# Open MPI (ORTE and PRRTE) refuses to start more ranks than slots; the count may wrap to the next line, and a pasted
+# copy may lose the sentence's first characters ("here are not enough slots ...")
+_SLOTS = lazy_compile(r"not enough slots available in the system to satisfy the(?:\s+(?P<n>\d+))?")
+# --display alloc / ras_base_verbose print the allocation mpirun maps onto, one node a line:
+# "    node1: slots=36 max_slots=0 slots_inuse=0 state=UP" (ORTE adds "flags=0x10 " before slots)
+_ALLOC_NODE = lazy_compile(r"^\s*(?P<host>[\w.\-]+): (?:flags=0x[0-9a-fA-F]+ )?slots=(?P<slots>\d+) max_slots=\d+ "
+                           r"slots_inuse=(?P<inuse>\d+) state=")
 _MCA = lazy_compile(r"(?:^|\s)--?mca\s+(?P<name>\w+)\s+(?P<value>\"[^\"]*\"|'[^']*'|\S+)")
 _LAUNCHER = lazy_compile(r"\b(?:mpirun|mpiexec|orterun|prterun|horovodrun)\b")
 _SIGNAMES = {"Segmentation fault": "SIGSEGV", "Killed": "SIGKILL", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
@@ -81,11 +86,13 @@ class OpenMpi(LineProbe):
                 "unable to reliably start", "unable to start one or more daemons", "_complete_connect]",
                 "Match incoming connection from", "UCX", "mpi_cuda_support",
                 "built_with_cuda_support", "direct launched using", "PMIX ERROR", "PMIx_Init", "PMI_Init", "PMI2_Init",
-                "OPAL ERROR", "noticed that process rank", "-mca ", "--mca ", "not enough slots available")
+                "OPAL ERROR", "noticed that process rank", "-mca ", "--mca ", "not enough slots available",
+                "ALLOCATED NODES", "slots_inuse=")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
         self.block: dict[str, Any] | None = None       # an open help block: kind, first line, values so far
+        self.allocation: dict[str, int] = {}           # free slots per node of the last allocation table printed
 
     def feed(self, line_no: int, line: str) -> None:
         if self._open_block(line_no, line) or self._block_field(line_no, line):
@@ -154,12 +161,25 @@ class OpenMpi(LineProbe):
         elif (m := _SIGNAL.search(line)):
             self.ctx.emit(WorkerExit, n, line, node=m["node"], rank=int(m["rank"]), launcher="mpirun",
                           code=-int(m["sig"]), signal=_SIGNAMES.get(m["name"], m["name"]))
+        elif "ALLOCATED NODES" in line:
+            self.allocation = {}
+        elif "slots_inuse=" in line and (m := _ALLOC_NODE.match(line)):
+            self.allocation[m["host"]] = int(m["slots"]) - int(m["inuse"])
         elif "not enough slots" in line and (m := _SLOTS.search(line)):
-            wanted = f"the {m['n']} ranks requested" if m["n"] else "the ranks requested"
-            self.ctx.emit(LaunchConfigError, n, line, node=self._node(line), what=f"slots: Open MPI has fewer slots than {wanted}")
+            self._slots_refused(n, line, int(m["n"]) if m["n"] else 0)
         else:
             return False
         return True
+
+    def _slots_refused(self, n: int, line: str, wanted: int) -> None:
+        """A refusal is a shortage unless mpirun's own allocation table, printed before it, lists the slots asked for."""
+        listed = sum(self.allocation.values())
+        if wanted and self.allocation and listed >= wanted:
+            what = (f"slots-listed: mpirun refused {wanted} ranks while its allocation lists {listed} free slots "
+                    f"on {len(self.allocation)} nodes")
+        else:
+            what = "slots: Open MPI has fewer slots than " + (f"the {wanted} ranks requested" if wanted else "the ranks requested")
+        self.ctx.emit(LaunchConfigError, n, line, node=self._node(line), what=what)
 
     def _ucx(self, n: int, line: str) -> bool:
         if (m := _UCX_DEVICE.search(line) or _UCX_NONE.search(line)):

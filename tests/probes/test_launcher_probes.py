@@ -144,3 +144,31 @@ def test_open_mpi_refusing_more_ranks_than_slots_is_a_launch_config_error() -> N
              for text in (OMPI_SLOTS_ONE_LINE, OMPI_SLOTS_WRAPPED)]
     assert whats == [["slots: Open MPI has fewer slots than the 8 ranks requested"],
                      ["slots: Open MPI has fewer slots than the 2 ranks requested"]]
+
+
+OMPI_SLOTS_PASTE_CUT = ("here are not enough slots available in the system to satisfy the N\n"
+                        "slots that were requested by the application:\n\n  ./all_reduce_perf\n")  # dstack#2451 (pasted)
+OMPI_ALLOC_THEN_REFUSAL = (                                                                      # open-mpi/ompi#10641
+    "======================   ALLOCATED NODES   ======================\n"
+    "    queue-c5n18xlarge-dy-c5n18xlarge-1: slots=36 max_slots=0 slots_inuse=0 state=UP\n"
+    "\tFlags: DAEMON_LAUNCHED:SLOTS_GIVEN\n"
+    "    queue-c5n18xlarge-dy-c5n18xlarge-2: slots=36 max_slots=0 slots_inuse=0 state=UP\n"
+    "    queue-c5n18xlarge-dy-c5n18xlarge-3: slots=36 max_slots=0 slots_inuse=0 state=UP\n"
+    "    queue-c5n18xlarge-dy-c5n18xlarge-4: slots=36 max_slots=0 slots_inuse=0 state=UP\n"
+    "=================================================================\n"
+    "There are not enough slots available in the system to satisfy the 144\n")
+OMPI_ALLOC_SHORT = (                                                                             # ORTE's format, 4 < 8
+    "====================== ALLOCATED NODES ====================== \n"
+    "r06-cn207: slots=1 max_slots=0 slots_inuse=0 state=UP \n"
+    "r06-cn206: slots=1 max_slots=0 slots_inuse=0 state=UP \n"
+    "        cn01: flags=0x10 slots=1 max_slots=0 slots_inuse=0 state=UP\n"
+    "        cn02: flags=0x10 slots=2 max_slots=0 slots_inuse=1 state=UP\n"
+    "There are not enough slots available in the system to satisfy the 8 slots \n")
+
+
+def test_slots_refusal_read_without_its_first_word_and_against_the_printed_allocation() -> None:
+    whats = [[f.what for f in parse_lines(OpenMpi, text) if f.KIND == "launch.config_error"]
+             for text in (OMPI_SLOTS_PASTE_CUT, OMPI_ALLOC_THEN_REFUSAL, OMPI_ALLOC_SHORT)]
+    assert whats == [["slots: Open MPI has fewer slots than the ranks requested"],
+                     ["slots-listed: mpirun refused 144 ranks while its allocation lists 144 free slots on 4 nodes"],
+                     ["slots: Open MPI has fewer slots than the 8 ranks requested"]]
