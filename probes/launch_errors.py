@@ -73,12 +73,15 @@ _ENGINE_WORLD = lazy_compile(r"Engine world size \((?P<tp>\d+)(?:\s*\*\s*(?P<pp>
 _MPI_LAYOUT = lazy_compile(r"Assertion failed: (?:mpiSize == tp \* pp|.{0,60}?MPI worldSize is expected to be equal to tp\s*\*\s*pp|MPI size (?P<mpi>\d+) != TP size (?P<tp>\d+) \* PP size (?P<pp>\d+))")
 # A model whose device placement conflicts with the distributed mode (one process per GPU, or ZeRO-3 placing the
 # parameters itself): torch DDP refusing a module spread over several GPUs (older torch: 'single-device CUDA modules'),
-# accelerate refusing a device_map='auto' model or an 8-/4-bit model loaded on another GPU than the process's own,
-# transformers refusing a device_map under ZeRO-3. Each names the placement; none is a launcher fault.
+# accelerate refusing a device_map='auto' model or an 8-/4-bit model loaded on another GPU than the process's own.
+# Each names the placement; none is a launcher fault.
 _PLACEMENT = lazy_compile(r"device_ids and output_device arguments only work with single-device"
                           r"|You can't train a model that has been loaded (?:with `?device_map='auto'`? in any distributed mode"
-                          r"|in 8-bit(?: or 4-bit)? precision on (?:a different device|multiple devices))"
-                          r"|DeepSpeed Zero-3 is not compatible with (?:`low_cpu_mem_usage=True` or with )?passing a `?device_map")
+                          r"|in 8-bit(?: or 4-bit)? precision on (?:a different device|multiple devices))")
+# transformers refusing a loading option under ZeRO-3: its one message names both options it refuses, a device_map (the
+# user's placement) and low_cpu_mem_usage=True (which fine-tuning frameworks passed themselves: LMFlow#686,
+# LlamaFactory#199), so the line alone does not say whose option it was: a sign of its own, which no rule reads.
+_ZERO3_LOADING = lazy_compile(r"DeepSpeed Zero-3 is not compatible with (?:`low_cpu_mem_usage=True` or with )?passing a `?device_map")
 _MODULE_DEVICES = lazy_compile(r"device\(type='cuda', index=(\d+)\)")
 # trl's GRPO trainer asking for the next GPU for vLLM when none is left (its own 'invalid device ordinal' check)
 _VLLM_DEVICE = lazy_compile(r"requested device for vllm \((?:cuda|xpu|npu):(?P<dev>\d+)\) is not available")
@@ -254,6 +257,9 @@ class LaunchErrors(LineProbe):
         if _PLACEMENT.search(line):
             devices = ", ".join(f"cuda:{i}" for i in _MODULE_DEVICES.findall(line)) if "index=" in line else ""
             self.ctx.emit(DeviceMismatch, n, line, sign="placement_vs_distributed", devices=devices)
+            return True
+        if _ZERO3_LOADING.search(line):
+            self.ctx.emit(DeviceMismatch, n, line, sign="zero3_loading_option")
             return True
         m = _DUPLICATE.search(line)
         if m:

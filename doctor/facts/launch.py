@@ -172,8 +172,8 @@ class DeviceMismatch(Fact):
     """A rank works on another GPU than its local rank's: a framework's own local-rank check failed, or one
     operation met tensors on two CUDA devices; or the model's device placement conflicts with the distributed mode
     (DDP handed a module spread over several GPUs, accelerate refusing a device_map='auto' or an 8-/4-bit model on
-    another GPU, transformers refusing a device_map under ZeRO-3).
-    sign: local_rank_check | tensors_on_two_gpus | placement_vs_distributed."""
+    another GPU), or transformers refusing a device_map or low_cpu_mem_usage under ZeRO-3 (its one message names both).
+    sign: local_rank_check | tensors_on_two_gpus | placement_vs_distributed | zero3_loading_option."""
 
     KIND = "launch.device_mismatch"
     sign: str = ""
