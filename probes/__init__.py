@@ -23,7 +23,7 @@ from probes.deepspeed import DeepSpeed
 from probes.dev_shm import ShmLines
 from probes.env_vars import EnvVars
 from probes.ethtool_info import EthtoolInfo
-from probes.error_lines import ErrorLines
+from probes.error_lines import NOTHING_HERE, ErrorLines
 from probes.expectations import Expectations
 from probes.flight_recorder import FlightRecorderDump
 from probes.gpu_utilisation import DmonLog, QueryGpuCsv
@@ -184,7 +184,7 @@ LIVE_PROBES: tuple[LiveProbe, ...] = (
               about="GPU utilisation sampled for 3 s (NVML)"),
     LiveProbe("ibv_devinfo", ("ibv_devinfo", "-v"), "ibv_devinfo", 10, skip_when=("No IB devices found",)),
     LiveProbe("ibstat", ("ibstat",), "ibstat", 10, skip_when=("No IB devices", "umad_get_cas_names")),
-    LiveProbe("rdma_link", ("rdma", "link", "show"), "rdma_link", 10, skip_when=("Failed to open NETLINK_RDMA socket",)),
+    LiveProbe("rdma_link", ("rdma", "link", "show"), "rdma_link", 10, skip_when=(NOTHING_HERE["rdma_link"],)),
     LiveProbe("kernel_log", ("dmesg",), "", 15, fallbacks=(("journalctl", "-k", "-b", "--no-pager", "-q"),)),
     LiveProbe("kernel_cmdline", ("cat", "/proc/cmdline"), "", 5),
     LiveProbe("kernel_modules", ("cat", "/proc/modules"), "kernel_modules", 5, skip_when=("No such file or directory",)),

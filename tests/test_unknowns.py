@@ -88,6 +88,8 @@ def test_error_looking_lines_are_kept(line: str, form: str) -> None:
     "[I1203 06:26:06.010664758 TCPStoreLibUvBackend.cpp:1354] [c10d] uv_loop_close failed with:-16 errn:EBUSY "
     "desc:resource busy or locked",
     "Fatal: not a git repository (or any of the parent directories): .git",   # only after a source location: UCX's form
+    # rdma(8) on this machine, no RDMA netlink: no RDMA devices here (recorded: healthy-lab-doctor-collect's bundle)
+    "Failed to open NETLINK_RDMA socket",
 ])
 def test_lines_that_only_look_like_errors_are_not(line: str) -> None:
     assert classify(line) == ""
