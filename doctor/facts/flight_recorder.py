@@ -100,7 +100,7 @@ class NativeStack(Fact):
 
     KIND = "stack.native"
     function: str = ""             # the innermost CUDA/NCCL function of the backtrace
-    waits_in: str = ""             # kernel_launch | device_sync | collective | comm_init
+    waits_in: str = ""             # kernel_launch | device_sync | collective | comm_init | comm_teardown
     signal: str = ""               # the fatal signal gdb reported before it (SIGSEGV ...), "" for a live process
 
 
