@@ -1,6 +1,6 @@
 """probes/oom.py: `during` = "state_dict" when the OOM is FSDP's warning that state_dict() could not clone a gathered
 (unsharded) parameter, the sign MEM720 reads. Lines are verbatim: tatsu-lab/stanford_alpaca#65
-(fixtures/cases/oom-states-alpaca-65-fsdp-full-state-dict) and lm-sys/FastChat#256 (a paste that starts mid-name,
+(fixtures/logs/fsdp-state-dict-clone-oom-alpaca-65.log: real text, not a case, its fix being a commenter's) and lm-sys/FastChat#256 (a paste that starts mid-name,
 the newer _state_dict_utils.py wording; thread seen, not a case).
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 from doctor.probing.contract import parse_lines
 from probes.oom import OomMessages
 
-CASES = Path(__file__).resolve().parents[2] / "fixtures" / "cases"
+LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
 
 FASTCHAT_256 = (
     "ayers.39.mlp.gate_proj.weight on rank 1. This may mean that this state_dict entry could point to invalid memory "
@@ -28,7 +28,7 @@ def _events(text: str):
 
 
 def test_fsdp_failed_clone_while_gathering_the_state_dict() -> None:
-    text = (CASES / "oom-states-alpaca-65-fsdp-full-state-dict" / "input" / "train.log").read_text(encoding="utf-8")
+    text = (LOGS / "fsdp-state-dict-clone-oom-alpaca-65.log").read_text(encoding="utf-8")
     (event,) = _events(text)
     assert (event.during, event.device) == ("state_dict", 1)
     (event,) = _events(FASTCHAT_256)
