@@ -38,18 +38,20 @@ def diagnose_facts(facts: list[Fact], symptom: str | None = None, engine: str = 
     return report_of(findings, facts, causes, symptom)
 
 
-SURE = 0.5        # below this top probability, error lines left unexplained bring the symptom's differential
+SURE = 0.5        # unless a rule-backed cause reaches this, error lines left unexplained bring the symptom's differential
 
 
 def report_of(findings: list[Finding], facts: list[Fact], causes: dict, symptom: str | None) -> Report:
     """The ranked diagnoses, and the error lines no rule explains with the symptom's differential."""
     left = unexplained_lines(facts, findings)
     lines = [Evidence(f.origin.source, f.origin.line, f.origin.text) for f in left]
-    diagnoses = rank(findings, causes, symptom, facts)
-    unsure = lines and not any(d.confidence >= SURE for d in diagnoses)
+    ranked = rank(findings, causes, symptom, facts)
+    diagnoses = [d for d in ranked if not d.if_failed]
+    unsure = lines and not any(d.confidence >= SURE and d.rules for d in diagnoses)   # a guess is never sure
     shown = symptom or read_symptom(facts, fallback=True)
     return Report(diagnoses=diagnoses, facts=facts, symptom=symptom, unexplained_lines=lines,
-                  differential=differential(shown) if unsure else None)
+                  differential=differential(shown) if unsure else None,
+                  if_failed=[d for d in ranked if d.if_failed])
 
 
 def diagnose_files(paths: list[str], symptom: str | None = None, engine: str = "native",

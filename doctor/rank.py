@@ -13,7 +13,7 @@ from doctor.engine import Finding
 from doctor.facts import Fact, Origin
 from doctor.judgement import context
 from doctor.judgement.evidence import counted
-from doctor.judgement.model import CaseView, Model, load, shown, with_priors
+from doctor.judgement.model import CaseView, Model, guesses_if_failed, load, shown, with_priors
 from doctor.templates import render
 
 MAX_EVIDENCE = 8
@@ -38,6 +38,7 @@ class Diagnosis:
     fix_steps: list[str]
     next_checks: list[str] = field(default_factory=list)
     lowered_by: list[str] = field(default_factory=list)
+    if_failed: bool = False      # a guess for an input that shows no failure: the usual cause if the job did fail
 
 
 @lru_cache(maxsize=4)
@@ -89,14 +90,16 @@ def _diagnose(cause: str, findings: list[Finding], probability: float) -> Diagno
 def _guess(cause: str, causes: dict[str, dict], probability: float, seen: CaseView, sign: Fact | None) -> Diagnosis:
     """A cause no rule supports, that the symptom alone makes possible: the taxonomy's title, fix and signs."""
     entry = causes.get(cause, {})
+    signs = entry.get("signs", "")
+    checks = [f"look for its signs: {signs}"] if signs else []
     evidence = ([Evidence(sign.origin.source, sign.origin.line, sign.origin.text,
                          f"{context.sign_note(sign, seen.symptom)}; no rule points at this cause")]
-                if sign and sign.origin.source else [])
-    signs = entry.get("signs", "")
-    return Diagnosis(cause=cause, title=f"possible for {seen.symptom}: {entry.get('title', cause)}",
+                if sign and sign.origin.source and seen.symptom else [])
+    if_failed = guesses_if_failed(seen)
+    title = "if the job did fail" if if_failed else f"possible for {seen.symptom}"
+    return Diagnosis(cause=cause, title=f"{title}: {entry.get('title', cause)}",
                      confidence=round(probability, 3), rules=[], evidence=evidence,
-                     fix_summary=entry.get("fix", ""), fix_steps=[],
-                     next_checks=[f"look for its signs: {signs}"] if signs else [])
+                     fix_summary=entry.get("fix", ""), fix_steps=[], next_checks=checks, if_failed=if_failed)
 
 
 def _evidence(findings: list[Finding]) -> list[Evidence]:

@@ -44,7 +44,8 @@ def test_one_line_read_by_two_rules_of_a_cause_counts_once() -> None:
 def test_probabilities_and_unexplained_share_add_up_on_every_incident() -> None:
     for label in sorted(INCIDENTS.glob("*.expected.yaml")):
         report = diagnose_files([str(label.with_name(label.name.removesuffix(".expected.yaml")))])
-        confidences = [d.confidence for d in report.diagnoses]
+        confidences = [d.confidence for d in report.diagnoses + report.if_failed]   # what --json lists
+        assert not (report.diagnoses and report.if_failed), "guesses 'if it failed' only where nothing else is shown"
         assert all(0.0 <= c <= 1.0 for c in confidences)
         assert confidences == sorted(confidences, reverse=True)
         assert sum(confidences) + report.unexplained == pytest.approx(1.0, abs=0.01), label.name

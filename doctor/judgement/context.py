@@ -108,6 +108,14 @@ CONTEXT_SIGNS: dict[str, tuple[str, Test]] = {
     "gloo": ("collective.timeout", lambda f: f.get("backend") == "gloo"),
     "torchrun": ("rdzv.endpoint", _always),
     "nccl_init_unfinished": ("nccl.init_unfinished", _always),
+    # what the machine and the job look like where the input says little else (the guesses of a quiet input lean
+    # on these: a PCIe-only box points at P2P, a socket transport at the network)
+    "gpus_pcie_only": ("topo.summary", lambda f: int(f.get("pairs") or 0) > 0 and not int(f.get("nvlink_pairs") or 0)),
+    "gpus_nvlink": ("topo.summary", lambda f: int(f.get("nvlink_pairs") or 0) > 0),
+    "nccl_p2p": ("nccl.channel", lambda f: str(f.get("transport")).startswith("P2P")),
+    "nccl_net": ("nccl.channel", lambda f: bool(f.get("remote"))),
+    "nccl_socket": ("nccl.summary", lambda f: bool(f.get("socket_used"))),
+    "nccl_tests": ("bench.collective_size", _always),
 }
 
 

@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from doctor.judgement.model import CaseView, Model, candidates, keys
+from doctor.judgement.model import QUIET, CaseView, Model, candidates, guess_symptom, keys
 
 # The L2 penalty per parameter group: how far the data may pull a weight from its prior.
 # off_symptom (a stated symptom) never occurs in fitting: cases are read as uploaded, their symptom read from them.
@@ -146,18 +146,19 @@ def held_out_nll(scored: Scored, t: float, u: float) -> float:
     return total
 
 
-def fit_calibration(scored: Scored, guesses: Scored = ()) -> tuple[float, float, float]:
-    """(T, u, u_guess): one temperature (golden-section search on log T) and, for each T, the unexplained log-weight
+def fit_calibration(scored: Scored, guesses: Scored = (), quiet: Scored = ()) -> tuple[float, float, float, float]:
+    """(T, u, u_guess, u_quiet): one temperature (golden-section search on log T) and, for each T, the unexplained log-weight
     on UNEXPLAINED_GRID that fits best, separately for cases where a rule supports some cause (`scored`) and cases
-    where only the symptom suggests causes (`guesses`): a guess from the symptom alone is right less often."""
+    where only the symptom suggests causes (`guesses`): a guess from the symptom alone is right less often, and
+    inputs that show no symptom at all (`quiet`: mostly healthy, their guesses say "if it failed")."""
     def best(t: float, part: Scored) -> tuple[float, float]:
         return min((held_out_nll(part, t, u), u) for u in UNEXPLAINED_GRID) if part else (0.0, 0.0)
 
     def nll(log_t: float) -> float:
         t = math.exp(log_t)
-        return best(t, scored)[0] + best(t, guesses)[0]
+        return best(t, scored)[0] + best(t, guesses)[0] + best(t, quiet)[0]
     t = golden_section(nll, *TEMPERATURE_RANGE)
-    return t, best(t, scored)[1], best(t, guesses)[1]
+    return t, best(t, scored)[1], best(t, guesses)[1], best(t, quiet)[1]
 
 
 def golden_section(f: Callable[[float], float], low: float, high: float) -> float:
@@ -203,6 +204,7 @@ def fit(base: Model, cases: list[Labelled], folds: int = 5, seed: int = 0) -> Mo
     """Weights fitted on every case; the temperature fitted on the held-out scores of `folds` inner folds."""
     scored: Scored = []
     guesses: Scored = []
+    quiet: Scored = []
     if folds > 1 and len(cases) >= 2 * folds:
         fold = stratified_folds([_label(c) for c in cases], folds, seed)
         for k in range(folds):
@@ -210,10 +212,11 @@ def fit(base: Model, cases: list[Labelled], folds: int = 5, seed: int = 0) -> Mo
             inner = Model(base.priors, base.cause_symptoms, fit_weights(base, train))
             for c in (c for c, f in zip(cases, fold) if f == k):
                 if not c.view.evidence:
-                    guesses.append((inner.scores(c.view), c.accept))
+                    (quiet if guess_symptom(c.view) == QUIET else guesses).append((inner.scores(c.view), c.accept))
                 elif inner.fitted_support(c.view):     # only rules no case fitted: u stays 0 for those
                     scored.append((inner.scores(c.view), c.accept))
     model = Model(base.priors, base.cause_symptoms, fit_weights(base, cases))
-    if scored or guesses:
-        model.temperature, model.unexplained, model.unexplained_guess = fit_calibration(scored, guesses)
+    if scored or guesses or quiet:
+        (model.temperature, model.unexplained, model.unexplained_guess,
+         model.unexplained_quiet) = fit_calibration(scored, guesses, quiet)
     return model

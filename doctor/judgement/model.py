@@ -2,6 +2,7 @@
 
     score(c) = symptom_only[c, s] + sum guess[c, k]
                                       for a cause no rule supports but the taxonomy lists for the symptom s
+                                      (s = QUIET on an input that shows nothing: every failure cause, "if it failed")
     score(c) = bias[c] + symptom[c, s] + off_symptom (when c does not explain s) + sum context[c, k]
                + sum of w[rule] over the rules that count for c (doctor/judgement/evidence.py)
     P(c) = exp(score(c) / T) / (exp(u) + sum over causes with support of exp(score / T));  P(unexplained) = the rest
@@ -38,6 +39,7 @@ PRIORS = {OFF_SYMPTOM: math.log(0.1), OFF_SYMPTOM_READ: math.log(0.6), QUIET_INP
 BASE = math.log(0.15 / 0.85)
 SYMPTOM_ONLY = math.log(0.02 / 0.98)      # a cause with no rule behind it, only the symptom: starts at 2%
 UNEXPLAINED = "unexplained"
+QUIET = "quiet"      # the symptom of an input that shows none: its guesses say "if this job did fail, most often ..."
 
 
 @dataclass(frozen=True)
@@ -65,15 +67,31 @@ def candidates(view: CaseView, cause_symptoms: dict[str, tuple[str, ...]]) -> li
     """The causes in the softmax: those some rule supports, and those the taxonomy lists for the symptom (the
     differential: no rule fired for them, the symptom alone makes them possible)."""
     out = set(view.evidence)
-    if view.symptom:
-        out.update(c for c, symptoms in cause_symptoms.items() if view.symptom in symptoms)
+    symptom = guess_symptom(view)
+    if symptom:
+        out.update(c for c, symptoms in cause_symptoms.items() if symptom in symptoms or (symptom == QUIET and symptoms))
     return sorted(out)
+
+
+def guesses_if_failed(view: CaseView) -> bool:
+    """The input shows no failure and no rule found anything: its guesses say which causes are likeliest if the job
+    failed all the same (small probabilities: most such inputs are healthy; never an alarm)."""
+    return not view.failing and not view.evidence
+
+
+def guess_symptom(view: CaseView) -> str | None:
+    """The symptom the guesses are for: the one shown, or QUIET where the input shows no failure (a symptom read
+    from figures alone, or from NCCL output that stops inside init, is no failure by itself); none where the input
+    shows no failure but rules found something (those causes are the answer)."""
+    if view.failing:
+        return view.symptom
+    return None if view.evidence else (view.symptom or QUIET)
 
 
 def keys(view: CaseView, cause: str, cause_symptoms: dict[str, tuple[str, ...]]) -> list[str]:
     """The parameters that add up to score(cause) for this input."""
     if cause not in view.evidence:       # a guess from the symptom, shifted by the context (fitted, held near 0)
-        return [f"prior:{cause}:{view.symptom}"] + [f"guess:{cause}:{k}" for k in view.context if k != "quiet"]
+        return [f"prior:{cause}:{guess_symptom(view)}"] + [f"guess:{cause}:{k}" for k in view.context if k != "quiet"]
     ev = view.evidence[cause]
     out = [f"bias:{cause}"] + [f"rule:{r}" for r in ev.support] + [f"rule:{r}" for r in ev.lower]
     if view.symptom:
@@ -94,6 +112,7 @@ class Model:
     temperature: float = 1.0
     unexplained: float = 0.0                 # u: the log-weight of the unexplained class (fitted with T) ...
     unexplained_guess: float = 0.0           # ... and its value where no rule supports any cause (symptom-only guesses)
+    unexplained_quiet: float = 0.0           # ... and where the input shows no symptom at all (guesses "if it failed")
 
     def prior(self, key: str) -> float:
         if key in PRIORS:
@@ -120,7 +139,7 @@ class Model:
         0 where only rules no case exercised do (they keep their written confidence: the calibration was learned on
         fitted rules); where the symptom alone suggests causes, its own fitted value."""
         if not view.evidence:
-            return self.unexplained_guess
+            return self.unexplained_quiet if guess_symptom(view) == QUIET else self.unexplained_guess
         return self.unexplained if self.fitted_support(view) else 0.0
 
     def fitted_support(self, view: CaseView) -> bool:
@@ -129,16 +148,17 @@ class Model:
 
 
 SHOW_SYMPTOM_ONLY = 3          # at most this many causes with no rule behind them are shown ...
-SHOW_SYMPTOM_ONLY_FROM = 0.03  # ... and only from this probability on; their share is part of "unexplained"
+SHOW_SYMPTOM_ONLY_FROM = 0.03  # ... and only from this probability on; their share is part of "unexplained" ...
+SHOW_IF_FAILED_FROM = 0.01     # ... or from this one where the input shows no failure (the guesses "if it failed":
+                               # small by nature, as most such inputs are healthy; the usual causes all the same)
 
 
 def shown(probabilities: dict[str, float], view: CaseView) -> dict[str, float]:
     """The causes a report shows: every cause a rule supports, and the likeliest few the symptom alone suggests
-    (only where something failed: a symptom read from benchmark or trace figures alone suggests no cause)."""
-    if not view.failing:
-        return {c: p for c, p in probabilities.items() if c in view.evidence}
+    (for an input that shows no failure: the likeliest causes if the job did fail, given what the input shows)."""
     guesses = sorted((c for c in probabilities if c not in view.evidence), key=lambda c: (-probabilities[c], c))
-    keep = set(view.evidence) | {c for c in guesses[:SHOW_SYMPTOM_ONLY] if probabilities[c] >= SHOW_SYMPTOM_ONLY_FROM}
+    floor = SHOW_IF_FAILED_FROM if guesses_if_failed(view) else SHOW_SYMPTOM_ONLY_FROM
+    keep = set(view.evidence) | {c for c in guesses[:SHOW_SYMPTOM_ONLY] if probabilities[c] >= floor}
     return {c: p for c, p in probabilities.items() if c in keep}
 
 
@@ -168,6 +188,7 @@ def load(causes: dict[str, dict], rules: Iterable[Rule] = (), path: Path = WEIGH
         model.temperature = float(data.get("temperature") or 1.0)
         model.unexplained = float(data.get("unexplained") or 0.0)
         model.unexplained_guess = float(data.get("unexplained_guess") or 0.0)
+        model.unexplained_quiet = float(data.get("unexplained_quiet") or 0.0)
     return model
 
 

@@ -60,3 +60,12 @@ def differential(symptom: str | None) -> Differential:
     """The symptom's usual causes and checks; the general entry when the symptom is unknown."""
     table = _table()
     return table.get(symptom or GENERAL) or table[GENERAL]
+
+
+def check_for(cause: str) -> str | None:
+    """The one check that tells this cause from the others, from the first differential that lists it."""
+    for entry in _table().values():
+        for c in entry.candidates:
+            if c.cause == cause:
+                return c.check
+    return None

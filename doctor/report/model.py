@@ -21,11 +21,14 @@ class Report:
     symptom: str | None = None
     unexplained_lines: list[Evidence] = field(default_factory=list)   # error lines no rule explains
     differential: Differential | None = None                          # given when such lines are left
+    if_failed: list[Diagnosis] = field(default_factory=list)          # an input that shows no failure: the usual
+    # causes if the job did fail anyway, given what the input shows (fitted guesses, small; never an alarm)
 
     @property
     def unexplained(self) -> float:
-        """The probability that none of the causes shown is the answer (1.0 with no diagnosis)."""
-        return round(max(0.0, 1.0 - sum(d.confidence for d in self.diagnoses)), 3)
+        """The probability that none of the causes shown is the answer (on an input that shows no failure: mostly
+        that nothing failed)."""
+        return round(max(0.0, 1.0 - sum(d.confidence for d in self.diagnoses + self.if_failed)), 3)
 
     @property
     def healthy(self) -> bool:
@@ -39,7 +42,8 @@ class Report:
         return {
             "schema": SCHEMA,
             "symptom": self.symptom,
-            "diagnoses": [_diagnosis(d) for d in self.diagnoses],
+            "healthy": self.healthy,
+            "diagnoses": [_diagnosis(d) for d in self.diagnoses + self.if_failed],
             "unexplained": self.unexplained,
             "unexplained_lines": [{"source": e.source, "line": e.line, "text": e.text} for e in self.unexplained_lines],
             "differential": _differential(self.differential),
@@ -61,6 +65,7 @@ def _diagnosis(d: Diagnosis) -> dict[str, Any]:
         "fix": {"summary": d.fix_summary, "steps": d.fix_steps},
         "next": d.next_checks,
         "lowered_by": d.lowered_by,
+        "if_failed": d.if_failed,
     }
 
 

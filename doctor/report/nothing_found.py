@@ -3,6 +3,7 @@ usual causes, and which of the usual artifacts were not uploaded (the ones that 
 from __future__ import annotations
 
 from doctor.judgement.context import shows_failure
+from doctor.judgement.unknowns import check_for
 from doctor.report.model import Report
 
 # The artifacts worth uploading first, and the probes that read each: asked for only when none of them read anything.
@@ -27,6 +28,9 @@ def advice(report: Report) -> list[str]:
                  "to show."]
     else:
         lines = ["Nothing in these inputs shows a failure: no error line, no figure below an expectation."]
+    if report.if_failed:
+        lines.append("If the job failed anyway, the likeliest causes for an input like this one (fitted on doctor's "
+                     "case base; most such inputs are healthy): " + "; ".join(_guess(d) for d in report.if_failed) + ".")
     if report.symptom is None:
         lines.append(f"If the job failed anyway, say how: `doctor analyze --symptom {SYMPTOMS} PATH...` lists that "
                      "symptom's usual causes and the check that tells each apart.")
@@ -34,3 +38,9 @@ def advice(report: Report) -> list[str]:
     if missing:
         lines.append("Not uploaded yet: " + "; ".join(missing) + ". Or run `doctor scan` on the node.")
     return lines
+
+
+def _guess(d) -> str:  # type: ignore[no-untyped-def]
+    """`cause` (p): the check that tells it apart."""
+    check = check_for(d.cause)
+    return f"{d.cause} ({d.confidence:.0%})" + (f": {check}" if check else "")
