@@ -51,3 +51,12 @@ def test_only_a_quiet_input_is_guessed_over_every_cause() -> None:
     hang = CaseView({}, "hang", (), failing=True)
     assert set(candidates(hang, model.cause_symptoms)) < set(candidates(quiet, model.cause_symptoms))
     assert len(shown(model.probabilities(quiet), quiet)) <= 3
+
+
+def test_the_tui_and_markdown_say_the_same_guesses() -> None:
+    from doctor.report.markdown import render as markdown
+    from doctor.tui.screens.diagnosis import nothing_found
+    report = diagnose_files([str(QUIET_CASE)])
+    first = report.if_failed[0]
+    assert f"{first.cause} {first.confidence:.0%}" in nothing_found(report)
+    assert f"{first.cause} ({first.confidence:.0%})" in markdown(report).replace("\\_", "_")

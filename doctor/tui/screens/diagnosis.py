@@ -23,8 +23,10 @@ def nothing_found(report: Report) -> str:
     """The heading when no cause is found: why, what was not uploaded, and the TUI's own way to name a symptom."""
     missing = missing_artifacts(report)
     upload = f"Not uploaded yet: {'; '.join(missing)}. " if missing else ""
+    guesses = ", ".join(f"{d.cause} {d.confidence:.0%}" for d in report.if_failed)
+    likeliest = f"If the job failed anyway, the likeliest for inputs like these: {guesses}. " if guesses else ""
     return ("No known cause found in these inputs.\n\nNothing in them shows a failure: no error line, no figure below "
-            f"an expectation. {upload}Or press s to choose the symptom you saw.")
+            f"an expectation. {likeliest}{upload}Or press s to choose the symptom you saw.")
 
 
 def rule_names() -> dict[str, str]:
