@@ -158,6 +158,9 @@ def test_doctor_eval_cross_validates_and_holds_floors(doctor_cli) -> None:
     assert data["cases"] == len(list(INCIDENTS.glob("*.expected.yaml")))
     assert {"top1", "top3", "mrr", "silent_failures", "healthy_false_alarms", "ece", "reliability", "per_cause"} <= set(data)
     assert sum(b["n"] for b in data["reliability"]) <= data["cases"]
+    assert 0.0 <= data["failures_showing_nothing_top3"] <= 1.0
+    quiet = [r for r in data["rows"] if r["cause"] != "healthy" and not r["got"]]
+    assert data["silent_failures"] == round(len(quiet) / data["failures"], 3)
     text = doctor_cli("eval", str(INCIDENTS), "--max-ece", "0.0001", "--min-top1", "0.5")
     assert text.returncode == 1 and "top1 " in text.stdout and "reliability" in text.stdout
     assert text.stderr.strip().startswith("doctor eval: ece") and text.stderr.count("\n") == 1

@@ -146,6 +146,8 @@ def _print(result: dict, rows: list) -> None:  # type: ignore[type-arg]
     print(f"failures answered with nothing {result['silent_failures']:.3f} "
           f"(and no unexplained line listed either {result['silent_failures_no_lines']:.3f})  "
           f"healthy false alarms {result['healthy_false_alarms']:.3f}  ECE {result['ece']:.3f}")
+    print(f"failures whose input shows no failure {result['failures_showing_nothing']:.3f} (answered only with the "
+          f"guesses 'if it failed'; right cause in their top 3: {result['failures_showing_nothing_top3']:.3f})")
     print("\nreliability (top diagnosis):  bin       n   confidence  accuracy")
     for b in result["reliability"]:
         print(f"{'':30}{b['bin']:<9}{b['n']:>3}   {b['confidence']:>9.3f}  {b['accuracy']:>8.3f}")

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from doctor.judgement.cases import Analysed
+from doctor.judgement.model import guesses_if_failed
 
 ALARM = 0.5                 # a cause at or above this on a healthy case is a false alarm (score.py's --healthy-below)
 BINS = 10
@@ -41,6 +42,7 @@ def figures(rows: list[Scored]) -> dict[str, Any]:
     failures = [r for r in rows if not r.case.healthy]
     healthy = [r for r in rows if r.case.healthy]
     silent = [r for r in failures if not r.ranked]
+    guessed = [r for r in failures if guesses_if_failed(r.analysed.view)]   # the input showed no failure at all
     return {
         "cases": n, "failures": len(failures), "healthy": len(healthy),
         "top1": _share(sum(k == 1 for k in ranks), n),
@@ -50,6 +52,8 @@ def figures(rows: list[Scored]) -> dict[str, Any]:
         "failures_top3": _share(sum((r.rank() or 99) <= 3 for r in failures), len(failures)),
         "silent_failures": _share(len(silent), len(failures)),
         "silent_failures_no_lines": _share(sum(r.analysed.unexplained_lines == 0 for r in silent), len(failures)),
+        "failures_showing_nothing": _share(len(guessed), len(failures)),
+        "failures_showing_nothing_top3": _share(sum((r.rank() or 99) <= 3 for r in guessed), len(guessed)),
         "healthy_false_alarms": _share(sum(r.rank() is None for r in healthy), len(healthy)),
         **calibration(rows),
         "per_cause": per_cause(rows),
