@@ -20,6 +20,7 @@ from probes.cuda_errors import CudaErrors
 from probes.dcgm_diag import DcgmDiag
 from probes.fabric_manager import FabricManagerLines
 from probes.deepspeed import DeepSpeed
+from probes.serving_launchers import ServingLaunchers
 from probes.dev_shm import ShmLines
 from probes.env_vars import EnvVars
 from probes.ethtool_info import EthtoolInfo
@@ -121,6 +122,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     Horovod,            # horovodrun, gloo rendezvous and pairs, shutdowns, stalled ranks
     TensorFlow,         # TF_CONFIG, gRPC UNAVAILABLE, collective aborts and timeouts
     DeepSpeed,          # hostfile, ssh check, 'exits with return code'
+    ServingLaunchers,   # text-generation-inference: 'Shard process was signaled to shutdown with signal 7'
     Lightning,          # GLOBAL_RANK announcements, device and SLURM misconfiguration
     Accelerate,         # `accelerate env` versions and config options
     RayVersions,        # Ray's version check: cluster vs this process (Ray, Python, Cloudpickle)
