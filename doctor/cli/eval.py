@@ -46,10 +46,12 @@ def run(args: argparse.Namespace) -> int:
         return _fit(analysed, Path(args.output), args.seed)
     rows = _cross_validated(analysed, args.folds, args.seed) if args.folds else _shipped(analysed, args.weights)
     from doctor.judgement.metrics import figures
+    from doctor.judgement.model import guesses_if_failed
     result = figures(rows)
     result["mode"] = f"{args.folds}-fold cross-validation (seed {args.seed})" if args.folds else "shipped weights"
     if args.json:
-        result["rows"] = [{"case": r.case.name, "cause": r.case.cause, "rank": r.rank(), "got": [list(x) for x in r.ranked[:3]]}
+        result["rows"] = [{"case": r.case.name, "cause": r.case.cause, "rank": r.rank(), "got": [list(x) for x in r.ranked[:3]],
+                           "shows_no_failure": bool(guesses_if_failed(r.analysed.view))}
                           for r in rows]
         json.dump(result, sys.stdout, indent=1)
         sys.stdout.write("\n")
