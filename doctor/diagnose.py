@@ -8,7 +8,7 @@ from doctor.aggregate import aggregate
 from doctor.engine import Finding, run
 from doctor.facts import Fact
 from doctor.probing.offline import gather_files
-from doctor.judgement.context import read_symptom
+from doctor.judgement.context import narrowing_sign, read_symptom
 from doctor.judgement.unknowns import differential, unexplained_lines
 from doctor.rank import Evidence, rank
 from doctor.report.model import Report
@@ -48,7 +48,7 @@ def report_of(findings: list[Finding], facts: list[Fact], causes: dict, symptom:
     ranked = rank(findings, causes, symptom, facts)
     diagnoses = [d for d in ranked if not d.if_failed]
     unsure = lines and not any(d.confidence >= SURE and d.rules for d in diagnoses)   # a guess is never sure
-    shown = symptom or read_symptom(facts, fallback=True)
+    shown = narrowing_sign(facts) or symptom or read_symptom(facts, fallback=True)
     return Report(diagnoses=diagnoses, facts=facts, symptom=symptom, unexplained_lines=lines,
                   differential=differential(shown) if unsure else None,
                   if_failed=[d for d in ranked if d.if_failed])

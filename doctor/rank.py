@@ -54,7 +54,8 @@ def shipped_model(causes: dict[str, dict]) -> Model:
 def view(findings: list[Finding], facts: list[Fact], symptom: str | None) -> CaseView:
     """What the model sees: the rules that count per cause, the symptom (given, else read), the context."""
     return CaseView(counted(findings), symptom or context.read_symptom(facts, fallback=True), context.features(facts),
-                    symptom_given=bool(symptom), failing=bool(symptom) or context.shows_failure(facts))
+                    symptom_given=bool(symptom), failing=bool(symptom) or context.shows_failure(facts),
+                    sign=context.narrowing_sign(facts))
 
 
 def rank(findings: list[Finding], causes: dict[str, dict], symptom: str | None = None,
@@ -65,7 +66,8 @@ def rank(findings: list[Finding], causes: dict[str, dict], symptom: str | None =
     by_cause: dict[str, list[Finding]] = {}
     for f in findings:
         by_cause.setdefault(f.rule.cause, []).append(f)
-    sign = context.symptom_fact(facts or [])
+    narrowing = context.narrowing_fact(facts or [])
+    sign = narrowing[1] if narrowing else context.symptom_fact(facts or [])
     out = [_diagnose(cause, by_cause[cause], p) if cause in seen.evidence else _guess(cause, causes, p, seen, sign)
            for cause, p in probabilities.items()]
     out.sort(key=lambda d: (-d.confidence, -len(d.evidence), d.cause))
@@ -92,11 +94,11 @@ def _guess(cause: str, causes: dict[str, dict], probability: float, seen: CaseVi
     entry = causes.get(cause, {})
     signs = entry.get("signs", "")
     checks = [f"look for its signs: {signs}"] if signs else []
-    evidence = ([Evidence(sign.origin.source, sign.origin.line, sign.origin.text,
-                         f"{context.sign_note(sign, seen.symptom)}; no rule points at this cause")]
-                if sign and sign.origin.source and seen.symptom else [])
+    note = context.NARROWING_NOTES.get(seen.sign or "") or context.sign_note(sign, seen.symptom) if sign else ""
+    evidence = ([Evidence(sign.origin.source, sign.origin.line, sign.origin.text, f"{note}; no rule points at this cause")]
+                if sign and sign.origin.source and (seen.sign or seen.symptom) else [])
     if_failed = guesses_if_failed(seen)
-    title = "if the job did fail" if if_failed else f"possible for {seen.symptom}"
+    title = "if the job did fail" if if_failed else f"possible for {(seen.sign or seen.symptom or '').replace('_', ' ')}"
     return Diagnosis(cause=cause, title=f"{title}: {entry.get('title', cause)}",
                      confidence=round(probability, 3), rules=[], evidence=evidence,
                      fix_summary=entry.get("fix", ""), fix_steps=[], next_checks=checks, if_failed=if_failed)

@@ -118,6 +118,36 @@ CONTEXT_SIGNS: dict[str, tuple[str, Test]] = {
     "nccl_tests": ("bench.collective_size", _always),
 }
 
+# Narrowing signs: error lines that do not name their cause but narrow the field to a few causes, as an expert reads
+# them (rules/differentials.yaml, `signs`, lists the causes and the check that tells them apart). Where one holds,
+# the model's guesses are that sign's causes, not the symptom's (the first sign of this table that holds).
+NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
+    # an IB/RoCE work completion that ran out of retries (12) or of receiver-not-ready retries (13): "error 12 is a
+    # timeout. It means the NICs can't talk to each other" (NCCL's maintainer, nccl#733)
+    "ib_retries_exceeded": ("sys.call_failed", lambda f: f.get("call") == "ibv_poll_cq"
+                            and f.get("errno") in ("IBV_WC_12", "IBV_WC_13")),
+}
+
+
+NARROWING_NOTES: dict[str, str] = {
+    "ib_retries_exceeded": "the HCA ran out of retries reaching its peer: the two NICs cannot talk (a port, the path, "
+                           "the fabric, the MTU or the RoCE GID), not NCCL or the job",
+}
+
+
+def narrowing_fact(facts: list[Fact]) -> tuple[str, Fact] | None:
+    """The first narrowing sign that holds in the input and the fact that shows it, or None."""
+    for name, (kind, test) in NARROWING_SIGNS.items():
+        found = next((f for f in facts if f.KIND == kind and test(f)), None)
+        if found is not None:
+            return name, found
+    return None
+
+
+def narrowing_sign(facts: list[Fact]) -> str | None:
+    found = narrowing_fact(facts)
+    return found[0] if found else None
+
 
 def symptom_fact(facts: list[Fact]) -> Fact | None:
     """The fact that showed the symptom read_symptom() reads (the line a symptom-only diagnosis quotes)."""

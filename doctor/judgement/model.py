@@ -51,6 +51,7 @@ class CaseView:
     context: tuple[str, ...]
     symptom_given: bool = False              # stated by the user, not read from the input
     failing: bool = True                     # the symptom is stated, or the input shows a failure (not figures alone)
+    sign: str | None = None                  # a narrowing sign (context.NARROWING_SIGNS): the guesses are its causes
 
 
 def logit(p: float) -> float:
@@ -80,11 +81,12 @@ def guesses_if_failed(view: CaseView) -> bool:
 
 
 def guess_symptom(view: CaseView) -> str | None:
-    """The symptom the guesses are for: the one shown, or QUIET where the input shows no failure (a symptom read
-    from figures alone, or from NCCL output that stops inside init, is no failure by itself); none where the input
-    shows no failure but rules found something (those causes are the answer)."""
+    """The symptom the guesses are for: a narrowing sign where one holds, else the one shown, or QUIET where the
+    input shows no failure (a symptom read from figures alone, or from NCCL output that stops inside init, is no
+    failure by itself); none where the input shows no failure but rules found something (those causes are the
+    answer)."""
     if view.failing:
-        return view.symptom
+        return view.sign or view.symptom
     return None if view.evidence else (view.symptom or QUIET)
 
 
@@ -174,8 +176,12 @@ def softmax(scores: dict[str, float], temperature: float = 1.0, unexplained: flo
 
 
 def base_model(rules: Iterable[Rule], causes: dict[str, dict]) -> Model:
+    """Priors only. A narrowing sign counts as a symptom of the causes it lists (their guesses where it holds)."""
+    from doctor.judgement.unknowns import sign_causes
+    signs = sign_causes()
     return Model(priors={f"rule:{r.id}": rule_prior(r) for r in rules},
-                 cause_symptoms={c: tuple(v.get("symptoms") or ()) for c, v in causes.items()})
+                 cause_symptoms={c: tuple(v.get("symptoms") or ()) + tuple(s for s, cs in signs.items() if c in cs)
+                                 for c, v in causes.items()})
 
 
 def load(causes: dict[str, dict], rules: Iterable[Rule] = (), path: Path = WEIGHTS) -> Model:

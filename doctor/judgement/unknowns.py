@@ -51,13 +51,21 @@ def unexplained_lines(facts: list[Fact], findings: list[Finding]) -> list[Fact]:
 @lru_cache(maxsize=1)
 def _table() -> dict[str, Differential]:
     data = yaml.safe_load(DIFFERENTIALS.read_text(encoding="utf-8")) or {}
+    entries = {**(data.get("symptoms") or {}), **(data.get("signs") or {})}
     return {symptom: Differential(symptom, tuple(Candidate(c["cause"], c["check"]) for c in entry.get("causes") or ()),
                                   tuple(entry.get("upload") or ()))
-            for symptom, entry in (data.get("symptoms") or {}).items()}
+            for symptom, entry in entries.items()}
+
+
+@lru_cache(maxsize=1)
+def sign_causes() -> dict[str, tuple[str, ...]]:
+    """Each narrowing sign's causes (differentials.yaml, `signs`): the guesses where the sign holds."""
+    data = yaml.safe_load(DIFFERENTIALS.read_text(encoding="utf-8")) or {}
+    return {sign: tuple(c["cause"] for c in entry.get("causes") or ()) for sign, entry in (data.get("signs") or {}).items()}
 
 
 def differential(symptom: str | None) -> Differential:
-    """The symptom's usual causes and checks; the general entry when the symptom is unknown."""
+    """The symptom's (or a narrowing sign's) usual causes and checks; the general entry when the symptom is unknown."""
     table = _table()
     return table.get(symptom or GENERAL) or table[GENERAL]
 

@@ -1,0 +1,62 @@
+"""A narrowing sign (an error line that does not name its cause but narrows the field, context.NARROWING_SIGNS)
+replaces the symptom's guesses by its own causes, and the report gives that sign's differential
+(rules/differentials.yaml, `signs`). Real text: NCCL's "Got completion ... with error 12" lines of public cases."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from doctor.cluster.wire import fact_from_dict
+from doctor.diagnose import diagnose_files
+from doctor.facts import Fact
+from doctor.judgement.context import narrowing_sign
+from doctor.judgement.unknowns import sign_causes
+
+REPO = Path(__file__).resolve().parents[1]
+# NCCL 2.4-2.7's wording, no peer named (nccl#709: an MTU problem); NCCL 2.8+'s, peer named (nccl#733: NICs on
+# different networks); a flush error (status 5) after another failure is no sign of the path (nccl#1524)
+OLD_WORDING = REPO / "fixtures" / "cases" / "mtu-nccl-709" / "input"
+PEER_WORDING = REPO / "fixtures" / "cases" / "rail-nccl-733-nics-not-connected" / "input"
+FLUSH_ONLY = REPO / "fixtures" / "cases" / "mtu-nccl-1524" / "input"
+FABRIC = {"ib_port_down", "rail_cross_nic", "ib_hca_mismatch", "roce_gid_misconfig", "mtu_mismatch"}
+
+
+def test_the_sign_lists_the_fabric_causes() -> None:
+    assert set(sign_causes()["ib_retries_exceeded"]) == FABRIC
+
+
+def test_a_retries_exceeded_line_is_read_in_both_wordings() -> None:
+    for path in (OLD_WORDING, PEER_WORDING):
+        report = diagnose_files([str(path)])
+        assert narrowing_sign(report.facts) == "ib_retries_exceeded", path.parent.name
+
+
+def test_a_flush_error_is_not_the_sign() -> None:
+    report = diagnose_files([str(FLUSH_ONLY)])
+    assert narrowing_sign(report.facts) is None
+
+
+def test_its_guesses_are_the_fabric_causes_not_a_software_bug() -> None:
+    """Before this sign, error 12 alone was answered 'known_software_bug 0.65' (the nccl_error symptom's guess)."""
+    for path in (OLD_WORDING, PEER_WORDING):
+        report = diagnose_files([str(path)])
+        assert report.diagnoses and {d.cause for d in report.diagnoses} <= FABRIC, path.parent.name
+        assert all(not d.rules and d.confidence < 0.5 for d in report.diagnoses), "a guess is never sure"
+        assert "retries" in report.diagnoses[0].evidence[0].note
+        assert report.differential is not None and report.differential.symptom == "ib_retries_exceeded"
+
+
+def test_the_json_report_carries_the_signs_differential(doctor_cli) -> None:
+    data = json.loads(doctor_cli("analyze", "--json", str(OLD_WORDING)).stdout)
+    assert data["differential"]["symptom"] == "ib_retries_exceeded"
+    assert {c["cause"] for c in data["differential"]["causes"]} == FABRIC
+    assert all(c["check"] for c in data["differential"]["causes"])
+
+
+def test_a_status_13_counts_and_other_calls_do_not() -> None:
+    def fact(**kw: object) -> Fact:
+        made = fact_from_dict({"kind": "sys.call_failed", **kw})
+        assert made is not None
+        return made
+    assert narrowing_sign([fact(call="ibv_poll_cq", errno="IBV_WC_13")]) == "ib_retries_exceeded"
+    assert narrowing_sign([fact(call="ibv_modify_qp", errno="IBV_WC_12")]) is None
