@@ -37,6 +37,7 @@ from probes.iommu import IommuLines
 from probes.iperf3 import Iperf3Json, Iperf3Text
 from probes.job_facts import JobFacts
 from probes.kernel_modules import KernelModules
+from probes.module_load_errors import ModuleLoadErrors
 from probes.kineto_trace import KinetoTrace
 from probes.launch_command import LaunchCommand
 from probes.launch_errors import LaunchErrors
@@ -113,6 +114,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     RdmaDevxErrors,     # mlx5dv_devx_* 'Protocol not supported': the kernel lacks the DEVX method user space asks for
     UcxFatalLines,      # UCX transports' fatal lines: ud_iface.c ... Fatal: transport error: Endpoint timeout
     DriverFirmwareLines,  # dmesg: a NIC driver asks for newer firmware
+    ModuleLoadErrors,   # modprobe/insmod 'could not insert', the kernel's 'disagrees about version of symbol'
     OpenFiles,          # ulimit -n / open files (-n), EMFILE 'Too many open files'
     TrainLog,           # per-step timings of training logs
     MegatronLog,        # Megatron iteration lines: a step time that rose mid-run and stayed

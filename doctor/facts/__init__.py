@@ -9,8 +9,8 @@ from doctor.facts.collective import NcclCollCall, NcclCollMismatch
 from doctor.facts.fabric import (ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout,
                                  RdmaPresent, TopoAffinity)
 from doctor.facts.fabric import EndpointTimeout, UcxFatal
-from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleSummary,
-                                   PciAcs, PcieLink)
+from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleLoadFailed,
+                                   ModuleSummary, PciAcs, PcieLink)
 from doctor.facts.hardware import ModuleInstalled, ModuleQuery
 from doctor.facts.hardware import IommuFault
 from doctor.facts.hardware import GpuMemorySkew, GpuMemoryUse
@@ -81,7 +81,7 @@ _ALL: tuple[type[Fact], ...] = (
     BenchExpectation, BandwidthSample, LatencySample, CollectiveSize, KernelShare, GpuIdle, CudaApiShare, BenchVerdict,
     # node hardware (nvidia-smi -q, NVML, lspci, kernel)
     PcieLink, GpuEcc, GpuThrottle, GpuFabric, GpuProcess, GpuP2p, KernelModule, ModuleSummary, Iommu, IommuFault, PciAcs,
-    ModuleQuery, ModuleInstalled,
+    ModuleQuery, ModuleInstalled, ModuleLoadFailed,
     GpuMemoryUse, GpuMemorySkew,
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
     IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth, QpTimeout,

@@ -94,6 +94,16 @@ class KernelModule(Fact):
 
 
 @fact
+class ModuleLoadFailed(Fact):
+    """The kernel refused to load a module: modprobe/insmod "could not insert", or the kernel log's own reason (a symbol
+    whose version disagrees with the running kernel's or OFED's, an unknown symbol)."""
+
+    KIND = "kernel.module_load_failed"
+    name: str = ""                 # the module, with '-' read as '_' (nvidia-peermem = nvidia_peermem)
+    reason: str = ""               # 'Invalid argument', 'disagrees about version of symbol X', 'Unknown symbol X (err -22)'
+
+
+@fact
 class ModuleSummary(Fact):
     """What a complete module listing shows: is the GPU driver, GPUDirect RDMA's peer-memory module, RDMA loaded."""
 
