@@ -47,8 +47,9 @@ def report_of(findings: list[Finding], facts: list[Fact], causes: dict, symptom:
     lines = [Evidence(f.origin.source, f.origin.line, f.origin.text) for f in left]
     ranked = rank(findings, causes, symptom, facts)
     diagnoses = [d for d in ranked if not d.if_failed]
-    unsure = lines and not any(d.confidence >= SURE and d.rules for d in diagnoses)   # a guess is never sure
-    shown = narrowing_sign(facts) or symptom or read_symptom(facts, fallback=True)
+    sign = narrowing_sign(facts)          # an error that narrows the field without naming a cause: its differential
+    unsure = (lines or sign) and not any(d.confidence >= SURE and d.rules for d in diagnoses)   # a guess is never sure
+    shown = sign or symptom or read_symptom(facts, fallback=True)
     return Report(diagnoses=diagnoses, facts=facts, symptom=symptom, unexplained_lines=lines,
                   differential=differential(shown) if unsure else None,
                   if_failed=[d for d in ranked if d.if_failed])

@@ -32,6 +32,10 @@ _CUDA: tuple[tuple[str, str], ...] = (
     # nvidia-smi's words when no driver answers: the module is not loaded (or does not match), or the GPU it
     # should drive did not come up on the bus
     ("couldn't communicate with the NVIDIA driver", "driver_unreachable"),
+    # nvidia-smi's words when the driver answers but brought up no GPU (NVML counts none): the driver does not support
+    # this GPU or kernel, the GPU failed to initialise (RmInitAdapter), its VBIOS/firmware is too old for the driver,
+    # or a container was given no GPU. No rule names one of these: a narrowing sign (context.NARROWING_SIGNS)
+    ("No devices were found", "no_gpu_found"),
     ("device-side assert", "device_assert"), ("system not yet initialized", "fabric_manager"),
     ("peer access is not supported", "peer_access"), ("cudaErrorPeerAccessUnsupported", "peer_access"),
     # creating the CUDA context itself ran out of memory: this process had allocated nothing yet

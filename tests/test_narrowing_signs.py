@@ -60,3 +60,18 @@ def test_a_status_13_counts_and_other_calls_do_not() -> None:
         return made
     assert narrowing_sign([fact(call="ibv_poll_cq", errno="IBV_WC_13")]) == "ib_retries_exceeded"
     assert narrowing_sign([fact(call="ibv_modify_qp", errno="IBV_WC_12")]) is None
+
+
+NO_DEVICES = REPO / "fixtures" / "cases" / "firmware-ogkm-774-gh200-vbios-no-devices" / "input"   # open-gpu-kernel-modules#774
+
+
+def test_nvidia_smi_finding_no_device_is_a_failure_with_the_gpu_differential() -> None:
+    """Before: 'No devices were found' was read as nothing, so the input was healthy. Now it is a failure whose
+    guesses are the causes that leave the driver with no GPU, each with its check."""
+    report = diagnose_files([str(NO_DEVICES)])
+    assert not report.healthy
+    assert narrowing_sign(report.facts) == "no_gpu_initialised"
+    causes = set(sign_causes()["no_gpu_initialised"])
+    assert {"cuda_driver_mismatch", "gpu_hw_fault", "firmware_outdated"} <= causes
+    assert report.diagnoses and {d.cause for d in report.diagnoses} <= causes
+    assert report.differential is not None and report.differential.symptom == "no_gpu_initialised"

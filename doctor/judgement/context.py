@@ -126,10 +126,14 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
     # timeout. It means the NICs can't talk to each other" (NCCL's maintainer, nccl#733)
     "ib_retries_exceeded": ("sys.call_failed", lambda f: f.get("call") == "ibv_poll_cq"
                             and f.get("errno") in ("IBV_WC_12", "IBV_WC_13")),
+    # nvidia-smi's "No devices were found": the driver answers but brought up no GPU
+    "no_gpu_initialised": ("cuda.error", lambda f: f.get("error") == "no_gpu_found"),
 }
 
 
 NARROWING_NOTES: dict[str, str] = {
+    "no_gpu_initialised": "the NVIDIA driver answers but brought up no GPU: the driver and this GPU or kernel, the GPU "
+                          "itself, its firmware, or a container given no GPU",
     "ib_retries_exceeded": "the HCA ran out of retries reaching its peer: the two NICs cannot talk (a port, the path, "
                            "the fabric, the MTU or the RoCE GID), not NCCL or the job",
 }
