@@ -45,6 +45,10 @@ _GAI = lazy_compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot b
 _RESOLVE_OLD = lazy_compile(r"(?:Name or service not known|nodename nor servname|getaddrinfo failed|Temporary failure in name resolution|gaierror)")
 # c10d names the address in both of its EADDRINUSE warnings: "failed to bind to [::]:P" and, when bind() passed but
 # listen() did not, "failed to listen on [::]:P" (socket.cpp); "failed to listen on any local network address" names none.
+# c10d's TCPStore server when bind()/listen() failed on every address it tried (socket.cpp): the errno is not always in
+# the message ("... failed to listen on any local network address. port: 46571, useIpv6: 0, code: -9", PipelineRL#27);
+# where it is, it is EADDRINUSE (verl#5889, vllm#11617), and the port is the store's own: read as a failed bind
+_LISTEN_ANY = "failed to listen on any local network address"
 _BIND = lazy_compile(r"(?:(?:bind to|listen on) \[?(?P<host>[^\]\s]*?)\]?:(?P<port>\d+)|port: (?P<port2>\d+))")
 # A Ray worker node that cannot reach the head: its raylet's Redis connection (Ray 1.x, hiredis' context.err) or GCS
 _RAY_HEAD = lazy_compile(r"Could not establish connection to redis (?P<host>[^\s:]+):(?P<port>\d+) \(context\.err"
@@ -100,7 +104,7 @@ class LaunchErrors(LineProbe):
     triggers = ("client socket", "is not yet listening", "retrieving ncclUniqueId", "Call to connect failed", "Connection timed out", "Connection refused", "timed out",
                 "RendezvousConnectionError", "C10d store has failed", "store based barrier", "Unable to resolve hostname", "connect() timed out", "Socket Timeout", "remote=[", "failed to connect", "Connect to",
                 "connect to", "cannot be retrieved", "Name or service not known", "name resolution", "getaddrinfo",
-                "gaierror", "bind on local address", "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
+                "gaierror", "bind on local address", _LISTEN_ANY, "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
                 "Duplicate GPU detected", "both on CUDA device", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
                 "another process is utilizing it", "Could not establish connection to redis",
@@ -209,7 +213,7 @@ class LaunchErrors(LineProbe):
         head = _OMPI_BIND.search(line)
         if head:
             self.bind_head = (n, head["host"], int(head["port"]))
-        if "already in use" not in line.lower() and "EADDRINUSE" not in line:
+        if "already in use" not in line.lower() and "EADDRINUSE" not in line and _LISTEN_ANY not in line:
             return bool(head)
         m = _BIND.search(line)
         if m:

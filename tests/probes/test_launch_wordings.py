@@ -342,3 +342,19 @@ def test_duplicate_gpu_sentence_is_read_with_and_without_nccls_prefix() -> None:
     (dup,) = kinds(parse_lines(LaunchErrors, DUPLICATE_NCCL), "launch.duplicate_gpu")
     assert (dup.rank_a, dup.rank_b, dup.bus_id) == (1, 0, "1a000")
     assert not kinds(parse_lines(LaunchErrors, NOT_A_DUPLICATE), "launch.duplicate_gpu")
+
+
+LISTEN_ANY = ("RuntimeError: The server socket has failed to listen on any local network address. port: 46571, "
+              "useIpv6: 0, code: -9\n")          # fixtures/cases/port-in-use-pipelinerl-27-vllm-internal-pg-race
+CLIENT_ANY = (" The client socket has failed to connect to any network address of (hcp-bb-03, 52873). The client socket "
+              "has failed to connect to hcp-bb-03:52873 (errno: 110 - Connection timed out)\n")
+#                                         fixtures/cases/addr-colossalai-examples-207-hostname-timeout: the client's side
+
+
+def test_c10d_failing_to_listen_on_any_address_is_a_failed_bind_of_its_port() -> None:
+    (bind,) = [f for f in parse_lines(LaunchErrors, LISTEN_ANY) if f.KIND == "net.bind_error"]
+    assert bind.port == 46571
+
+
+def test_a_client_failing_to_connect_to_any_address_is_no_bind_error() -> None:
+    assert [f for f in parse_lines(LaunchErrors, CLIENT_ANY) if f.KIND == "net.bind_error"] == []
