@@ -19,6 +19,8 @@ from doctor.probing.regex import lazy_compile
 _CUDA: tuple[tuple[str, str], ...] = (
     ("driver version is insufficient", "driver_insufficient"), ("cudaErrorInsufficientDriver", "driver_insufficient"),
     ("NVIDIA driver on your system is too old", "driver_insufficient"), ("forward compatibility was attempted", "driver_insufficient"),
+    # cudaErrorCallRequiresNewerDriver (36): the runtime calls an API the installed driver does not have
+    ("API call is not supported in the installed CUDA driver", "driver_insufficient"),
     ("unspecified launch failure", "launch_failure"), ("busy or unavailable", "device_busy"),
     ("illegal memory access", "illegal_address"), ("uncorrectable ECC error", "ecc"),
     ("no CUDA-capable device is detected", "no_device"), ("Found no NVIDIA driver", "no_device"),
