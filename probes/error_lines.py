@@ -28,7 +28,8 @@ FIRST, LAST = 12, 8         # lines kept per input: the first failures and the l
 FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nccl_warn", re.compile(r"\bNCCL WARN\b")),
     ("exception", re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|\s*$)")),
-    ("signal", re.compile(r"Segmentation fault|core dumped|\bSIG(?:SEGV|ABRT|BUS|KILL)\b|^\s*Killed\s*$|Aborted")),
+    ("signal", re.compile(r"Segmentation fault|core dumped|\bSIG(?:SEGV|ABRT|BUS|KILL)\b|^\s*Killed\s*$|Aborted"
+                          r"|\*\*\* Process received signal \*\*\*")),   # Open MPI's (and PMIx's) crash banner
     ("error", re.compile(r"\b(?:ERROR|FATAL|Fatal error|fatal error)\b|\b[Ee]rror:")),
     ("error", re.compile(r"\.(?:c|h|cc|cpp):\d+\s+(?:UCX\s+)?Fatal: ")),   # UCX's ucs_fatal(): "ud_ep.c:270  Fatal: ..."
     ("failed", re.compile(r"\b(?:failed|FAILED|Failed)\b")),
@@ -71,7 +72,7 @@ class ErrorLines(LineProbe):
     yields = ("log.error_line",)
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
                 "Failed", "Failure", "Fatal: ", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
-                "SIGBUS", "SIGKILL", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "')
+                "SIGBUS", "SIGKILL", "Process received signal", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "')
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)

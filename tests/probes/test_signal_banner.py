@@ -1,0 +1,29 @@
+"""Open MPI's crash banner '*** Process received signal ***' is an error line (issue 12, held-out batch BS).
+
+Real text: NVIDIA/nccl#1669 (fixtures/cases/bug-nccl-1669-ras-report-during-init-crash), where the banner is the
+input's only sign of the crash (before, the input read as healthy), and an Open MPI job recorded here
+(fixtures/incidents/mpirun-not-cuda-aware-netns) whose banner is followed by the signal's name.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from doctor.diagnose import diagnose_files
+from doctor.probing.contract import parse_lines
+from probes.error_lines import ErrorLines, classify
+
+REPO = Path(__file__).resolve().parents[2]
+BANNER = "[rtptest1621:405884] *** Process received signal ***\n"          # NVIDIA/nccl#1669
+RAS_INFO = "rtptest1621:405884:407462 [0] NCCL INFO RAS client listening socket at ::1<28028>\n"   # the line before it
+
+
+def test_the_banner_is_a_signal_line() -> None:
+    assert classify(BANNER) == "signal"
+    assert [f.KIND for f in parse_lines(ErrorLines, BANNER)] == ["log.error_line"]
+    assert classify(RAS_INFO) == ""
+
+
+def test_an_input_that_ends_in_the_banner_is_no_longer_healthy() -> None:
+    report = diagnose_files([str(REPO / "fixtures" / "cases" / "bug-nccl-1669-ras-report-during-init-crash" / "input")])
+    assert not report.healthy
+    assert any("Process received signal" in e.text for e in report.unexplained_lines)
