@@ -94,7 +94,7 @@ def _guess(cause: str, causes: dict[str, dict], probability: float, seen: CaseVi
     entry = causes.get(cause, {})
     signs = entry.get("signs", "")
     checks = [f"look for its signs: {signs}"] if signs else []
-    note = context.NARROWING_NOTES.get(seen.sign or "") or context.sign_note(sign, seen.symptom) if sign else ""
+    note = (context.NARROWING_NOTES.get(seen.sign or "") or context.sign_note(sign, seen.symptom)) if sign else ""
     evidence = ([Evidence(sign.origin.source, sign.origin.line, sign.origin.text, f"{note}; no rule points at this cause")]
                 if sign and sign.origin.source and (seen.sign or seen.symptom) else [])
     if_failed = guesses_if_failed(seen)

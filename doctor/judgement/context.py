@@ -130,7 +130,7 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
     "no_gpu_initialised": ("cuda.error", lambda f: f.get("error") == "no_gpu_found"),
 }
 
-
+# What each sign means, beside the line that shows it in a guess's evidence.
 NARROWING_NOTES: dict[str, str] = {
     "no_gpu_initialised": "the NVIDIA driver answers but brought up no GPU: the driver and this GPU or kernel, the GPU "
                           "itself, its firmware, or a container given no GPU",
@@ -149,6 +149,7 @@ def narrowing_fact(facts: list[Fact]) -> tuple[str, Fact] | None:
 
 
 def narrowing_sign(facts: list[Fact]) -> str | None:
+    """The name of the first narrowing sign that holds in the input, or None."""
     found = narrowing_fact(facts)
     return found[0] if found else None
 

@@ -49,8 +49,13 @@ def unexplained_lines(facts: list[Fact], findings: list[Finding]) -> list[Fact]:
 
 
 @lru_cache(maxsize=1)
+def _data() -> dict:  # type: ignore[type-arg]
+    return yaml.safe_load(DIFFERENTIALS.read_text(encoding="utf-8")) or {}
+
+
+@lru_cache(maxsize=1)
 def _table() -> dict[str, Differential]:
-    data = yaml.safe_load(DIFFERENTIALS.read_text(encoding="utf-8")) or {}
+    data = _data()
     entries = {**(data.get("symptoms") or {}), **(data.get("signs") or {})}
     return {symptom: Differential(symptom, tuple(Candidate(c["cause"], c["check"]) for c in entry.get("causes") or ()),
                                   tuple(entry.get("upload") or ()))
@@ -60,8 +65,8 @@ def _table() -> dict[str, Differential]:
 @lru_cache(maxsize=1)
 def sign_causes() -> dict[str, tuple[str, ...]]:
     """Each narrowing sign's causes (differentials.yaml, `signs`): the guesses where the sign holds."""
-    data = yaml.safe_load(DIFFERENTIALS.read_text(encoding="utf-8")) or {}
-    return {sign: tuple(c["cause"] for c in entry.get("causes") or ()) for sign, entry in (data.get("signs") or {}).items()}
+    signs = _data().get("signs") or {}
+    return {sign: tuple(c["cause"] for c in entry.get("causes") or ()) for sign, entry in signs.items()}
 
 
 def differential(symptom: str | None) -> Differential:
