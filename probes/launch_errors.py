@@ -49,6 +49,18 @@ _RESOLVE_OLD = lazy_compile(r"(?:Name or service not known|nodename nor servname
 # the message ("... failed to listen on any local network address. port: 46571, useIpv6: 0, code: -9", PipelineRL#27);
 # where it is, it is EADDRINUSE (verl#5889, vllm#11617), and the port is the store's own: read as a failed bind
 _LISTEN_ANY = "failed to listen on any local network address"
+# ... unless the line names another errno: "errno: 13 - Permission denied" is a privileged port (below 1024) for an
+# unprivileged user (ChatGLM-Finetuning#140, Time-LLM#158, seen by held-out batch BT), no port held by another process
+_ERRNO = lazy_compile(r"errno:? (?P<n>\d+)")
+
+
+def _listen_any_in_use(line: str) -> bool:
+    """c10d's 'failed to listen on any local network address' with no errno, or with EADDRINUSE (98)."""
+    if _LISTEN_ANY not in line:
+        return False
+    named = _ERRNO.search(line)
+    return named is None or named["n"] == "98"
+
 _BIND = lazy_compile(r"(?:(?:bind to|listen on) \[?(?P<host>[^\]\s]*?)\]?:(?P<port>\d+)|port: (?P<port2>\d+))")
 # A Ray worker node that cannot reach the head: its raylet's Redis connection (Ray 1.x, hiredis' context.err) or GCS
 _RAY_HEAD = lazy_compile(r"Could not establish connection to redis (?P<host>[^\s:]+):(?P<port>\d+) \(context\.err"
@@ -213,7 +225,7 @@ class LaunchErrors(LineProbe):
         head = _OMPI_BIND.search(line)
         if head:
             self.bind_head = (n, head["host"], int(head["port"]))
-        if "already in use" not in line.lower() and "EADDRINUSE" not in line and _LISTEN_ANY not in line:
+        if "already in use" not in line.lower() and "EADDRINUSE" not in line and not _listen_any_in_use(line):
             return bool(head)
         m = _BIND.search(line)
         if m:
