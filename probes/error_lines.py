@@ -44,7 +44,8 @@ NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|\b0 (?:errors?|failed|fa
                         r"|^\s*File \"|warnings\.warn|#\s*Out of bounds"
                         r"|\bDEBUG\b|\bINFO\b(?!.*\bERROR\b)"
                         r"|^\s*\[?I\d{4} \d\d:\d\d:\d\d\.\d+ "   # glog/c10 severity I (info): "[I1203 06:26:06.01 ..."
-                        r"|^\s*(?:\+\s*)?(?:echo|printf)\s")   # a job script's own message text, not its output
+                        r"|^\s*(?:\+\s*)?(?:echo|printf)\s"   # a job script's own message text, not its output
+                        r"|(?i:\blog[_ -]?level)\s*[:=]?\s*['\"]?(?:ERROR|FATAL|CRITICAL)\b")   # a setting echoed: "log_level: ERROR"
 
 
 # What a tool prints when the host has none of its kind: no failure line (the live probes skip on the same text)

@@ -1,4 +1,4 @@
-"""Open MPI's crash banner '*** Process received signal ***' is an error line (issue 12, held-out batch BS).
+"""Error lines: Open MPI's crash banner is one, a log-level setting echoed by a launcher is none (issue 12, batches BS, BQ).
 
 Real text: NVIDIA/nccl#1669 (fixtures/cases/bug-nccl-1669-ras-report-during-init-crash), where the banner is the
 input's only sign of the crash (before, the input read as healthy), and an Open MPI job recorded here
@@ -27,3 +27,14 @@ def test_an_input_that_ends_in_the_banner_is_no_longer_healthy() -> None:
     report = diagnose_files([str(REPO / "fixtures" / "cases" / "bug-nccl-1669-ras-report-during-init-crash" / "input")])
     assert not report.healthy
     assert any("Process received signal" in e.text for e in report.unexplained_lines)
+
+
+SETTING_ECHO = "LAUNCH INFO 2022-07-20 09:38:33,358 log_level: ERROR\n"   # PaddleFleetX's launcher echoing its config
+# (fixtures/cases/healthy-paddlefleetx-deployment-two-node-launch-check: a healthy launch check)
+
+
+def test_a_log_level_setting_echoed_is_no_error_line() -> None:
+    assert classify(SETTING_ECHO) == ""
+    report = diagnose_files([str(REPO / "fixtures" / "cases" / "healthy-paddlefleetx-deployment-two-node-launch-check"
+                                 / "input")])
+    assert report.healthy
