@@ -150,17 +150,16 @@ class Model:
 
 
 SHOW_SYMPTOM_ONLY = 3          # at most this many causes with no rule behind them are shown ...
-SHOW_SYMPTOM_ONLY_FROM = 0.01  # ... and only from this probability on; their share is part of "unexplained" ...
-SHOW_IF_FAILED_FROM = 0.01     # ... or from this one where the input shows no failure (the guesses "if it failed":
-                               # small by nature, as most such inputs are healthy; the usual causes all the same)
+SHOW_SYMPTOM_ONLY_FROM = 0.01  # ... and only from this probability on; their share is part of "unexplained". Small
+                               # guesses count: under a confident rule that is wrong, the right cause is often one of
+                               # them (CV, 2026-12-04); on an input that shows no failure they are small by nature
 
 
 def shown(probabilities: dict[str, float], view: CaseView) -> dict[str, float]:
     """The causes a report shows: every cause a rule supports, and the likeliest few the symptom alone suggests
     (for an input that shows no failure: the likeliest causes if the job did fail, given what the input shows)."""
     guesses = sorted((c for c in probabilities if c not in view.evidence), key=lambda c: (-probabilities[c], c))
-    floor = SHOW_IF_FAILED_FROM if guesses_if_failed(view) else SHOW_SYMPTOM_ONLY_FROM
-    keep = set(view.evidence) | {c for c in guesses[:SHOW_SYMPTOM_ONLY] if probabilities[c] >= floor}
+    keep = set(view.evidence) | {c for c in guesses[:SHOW_SYMPTOM_ONLY] if probabilities[c] >= SHOW_SYMPTOM_ONLY_FROM}
     return {c: p for c, p in probabilities.items() if c in keep}
 
 
