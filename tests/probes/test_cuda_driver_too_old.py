@@ -1,5 +1,5 @@
 """CUDA's cudaErrorCallRequiresNewerDriver ('API call is not supported in the installed CUDA driver') read as a driver
-too old for the CUDA in use (issue 12, held-out batch BQ), on real inputs."""
+too old for the CUDA in use (issue 12, held-out batches BQ, BU), on real inputs; so is nvidia-docker refusing an image."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,3 +23,9 @@ def test_turbomind_runtime_error_is_a_driver_too_old() -> None:
 def test_ncclS_own_warn_of_it_is_a_driver_too_old_too() -> None:
     # nccl#496: "enqueue.cc:802 NCCL WARN Cuda failure 'API call is not supported in the installed CUDA driver'"
     assert "driver_insufficient" in cuda_errors("driver-nccl-496-r460-enhanced-compat")
+
+
+def test_nvidia_docker_refusing_an_image_newer_than_the_driver() -> None:
+    # nvidia-docker#68 (2016: "unsupported CUDA version: 7.5 < 6.5") and h2o4gpu#298 (2017: "driver 8.0 < image 9.0.176")
+    for case in ("driver-nvidia-docker-68-cuda65-driver-image75", "driver-h2o4gpu-298-driver80-image90"):
+        assert cuda_errors(case) == ["driver_insufficient"], case
