@@ -51,22 +51,25 @@ def shipped_model(causes: dict[str, dict]) -> Model:
     return _shipped(tuple(sorted((c, tuple(v.get("symptoms") or ())) for c, v in causes.items())))
 
 
-def view(findings: list[Finding], facts: list[Fact], symptom: str | None) -> CaseView:
-    """What the model sees: the rules that count per cause, the symptom (given, else read), the context."""
+def view(findings: list[Finding], facts: list[Fact], symptom: str | None,
+         narrowing: tuple[str, Fact] | None = None) -> CaseView:
+    """What the model sees: the rules that count per cause, the symptom (given, else read), the context, the
+    narrowing sign (context.narrowing_fact, read here unless the caller has it)."""
+    narrowing = narrowing or context.narrowing_fact(facts)
     return CaseView(counted(findings), symptom or context.read_symptom(facts, fallback=True), context.features(facts),
                     symptom_given=bool(symptom), failing=bool(symptom) or context.shows_failure(facts),
-                    sign=context.narrowing_sign(facts))
+                    sign=narrowing[0] if narrowing else None)
 
 
 def rank(findings: list[Finding], causes: dict[str, dict], symptom: str | None = None,
          facts: list[Fact] | None = None, model: Model | None = None) -> list[Diagnosis]:
     model = with_priors(model or shipped_model(causes), [f.rule for f in findings])
-    seen = view(findings, facts or [], symptom)
+    narrowing = context.narrowing_fact(facts or [])
+    seen = view(findings, facts or [], symptom, narrowing)
     probabilities = shown(model.probabilities(seen), seen)
     by_cause: dict[str, list[Finding]] = {}
     for f in findings:
         by_cause.setdefault(f.rule.cause, []).append(f)
-    narrowing = context.narrowing_fact(facts or [])
     sign = narrowing[1] if narrowing else context.symptom_fact(facts or [])
     out = [_diagnose(cause, by_cause[cause], p) if cause in seen.evidence else _guess(cause, causes, p, seen, sign)
            for cause, p in probabilities.items()]

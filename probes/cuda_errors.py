@@ -50,11 +50,9 @@ _CUDA: tuple[tuple[str, str], ...] = (
 # driver: NCCL's lookup (the WSL case is a bug fixed in NCCL 2.18.6, NVIDIA/nccl#1024). A process that really lacks the
 # driver fails before NCCL, in the runtime's or the loader's own words, which stay read.
 # nvidia-docker 1.x refusing an image whose CUDA is newer than the host driver supports ("Error: unsupported CUDA version:
-# driver 8.0 < image 9.0.176"; 2016's form "7.5 < 6.5" put the image first), and its successor nvidia-container-cli
-# ("requirement error: unsatisfied condition: cuda>=9.0"). "driver 0.0 < image ..." is no old driver but none found at
-# all (nvidia-docker #190, #257: the driver was not detected), read as no_device
-_DOCKER_CUDA = lazy_compile(r"unsupported CUDA version: (?:driver )?(?P<a>\d+(?:\.\d+)*) < (?:image )?(?P<b>\d+(?:\.\d+)*)")
-_CONTAINER_CLI_CUDA = "unsatisfied condition: cuda"
+# driver 8.0 < image 9.0.176"; 2016's form "7.5 < 6.5" put the image first). "driver 0.0 < image ..." is no old driver
+# but none found at all (nvidia-docker #190, #257: the driver was not detected), read as no_device
+_DOCKER_CUDA = lazy_compile(r"unsupported CUDA version: (?:driver )?\d+(?:\.\d+)* < (?:image )?\d+(?:\.\d+)*")
 _NCCL_CUDA_LOOKUP = "Failed to find CUDA library"
 # TensorRT-LLM checks every GPU pair at start-up: "[TensorRT-LLM][WARNING] Device 2 peer access Device 5 is not available."
 _PEER_UNAVAILABLE = lazy_compile(r"Device \d+ peer access Device \d+ is not available")
@@ -103,7 +101,7 @@ class CudaErrors(LineProbe):
     name = "cuda_errors"
     yields = ("cuda.error", "gpu.fault", "worker.bus_error", "worker.exited")
     triggers = tuple(words for words, _ in _CUDA) + (
-        "NVRM", "Xid", "fallen off the bus", "Bus error", "bus error", "unsupported CUDA version", _CONTAINER_CLI_CUDA,
+        "NVRM", "Xid", "fallen off the bus", "Bus error", "bus error", "unsupported CUDA version",
         "BUS error",            # PaddlePaddle: "Unexpected BUS error encountered in DataLoader worker"
         "Signal 7 (SIGBUS)",    # torchrun's failure summary of a rank killed by SIGBUS
         "killed by signal: Bus",   # the same line wrapped after "Bus" (_SIGBUS_WRAPPED)
@@ -141,12 +139,8 @@ class CudaErrors(LineProbe):
             self.ctx.emit(CudaError, line_no, line, error="peer_access", detail="peer access is not available")
             return
         if "unsupported CUDA version" in line and (m := _DOCKER_CUDA.search(line)):
-            none_found = "driver 0.0 <" in line
-            self.ctx.emit(CudaError, line_no, line, error="no_device" if none_found else "driver_insufficient",
-                          detail=m.group(0))
-            return
-        if _CONTAINER_CLI_CUDA in line:
-            self.ctx.emit(CudaError, line_no, line, error="driver_insufficient", detail=line.strip()[:120])
+            kind = "no_device" if "driver 0.0 <" in line else "driver_insufficient"
+            self.ctx.emit(CudaError, line_no, line, error=kind, detail=m.group(0))
             return
         if "eer" in line and (m := _P2P_UNSUPPORTED.search(line)):
             self.ctx.emit(CudaError, line_no, line, error="peer_access", detail=m.group(0))

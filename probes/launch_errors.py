@@ -43,8 +43,6 @@ _ACCELERATE_PORT = lazy_compile(r"launch distributed communication on port `?(?P
 _NCCL_CONNECT = lazy_compile(r"(?:socketStartConnect|socketConnect|Connect to|connect to) (?P<host>[0-9a-fA-F:.%\[\]a-z\-]+)<(?P<port>\d+)> failed\s*:?\s*(?P<err>[^,\n]*)")
 _GAI = lazy_compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot be retrieved \(gai error: (?P<code>-?\d+)")
 _RESOLVE_OLD = lazy_compile(r"(?:Name or service not known|nodename nor servname|getaddrinfo failed|Temporary failure in name resolution|gaierror)")
-# c10d names the address in both of its EADDRINUSE warnings: "failed to bind to [::]:P" and, when bind() passed but
-# listen() did not, "failed to listen on [::]:P" (socket.cpp); "failed to listen on any local network address" names none.
 # c10d's TCPStore server when bind()/listen() failed on every address it tried (socket.cpp): the errno is not always in
 # the message ("... failed to listen on any local network address. port: 46571, useIpv6: 0, code: -9", PipelineRL#27);
 # where it is, it is EADDRINUSE (verl#5889, vllm#11617), and the port is the store's own: read as a failed bind
@@ -61,6 +59,9 @@ def _listen_any_in_use(line: str) -> bool:
     named = _ERRNO.search(line)
     return named is None or named["n"] == "98"
 
+
+# c10d names the address in both of its EADDRINUSE warnings: "failed to bind to [::]:P" and, when bind() passed but
+# listen() did not, "failed to listen on [::]:P" (socket.cpp); "failed to listen on any local network address" names none.
 _BIND = lazy_compile(r"(?:(?:bind to|listen on) \[?(?P<host>[^\]\s]*?)\]?:(?P<port>\d+)|port: (?P<port2>\d+))")
 # A Ray worker node that cannot reach the head: its raylet's Redis connection (Ray 1.x, hiredis' context.err) or GCS
 _RAY_HEAD = lazy_compile(r"Could not establish connection to redis (?P<host>[^\s:]+):(?P<port>\d+) \(context\.err"
