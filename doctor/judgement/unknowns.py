@@ -6,6 +6,7 @@ them apart, and what to upload next (rules/differentials.yaml).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -17,6 +18,7 @@ from doctor.facts import Fact
 
 DIFFERENTIALS = Path(__file__).resolve().parents[2] / "rules" / "differentials.yaml"
 MAX_LINES = 10
+_NUMBER = re.compile(r"\d+")
 GENERAL = "unknown"          # the table's entry when no symptom is known
 
 
@@ -33,19 +35,28 @@ class Differential:
     upload: tuple[str, ...]  # what to upload next
 
 
+def _shape(text: str) -> str:
+    """A line with its numbers blanked: a kernel's assertion printed once per thread is one line, not 32."""
+    return _NUMBER.sub("#", text)
+
+
 def unexplained_lines(facts: list[Fact], findings: list[Finding]) -> list[Fact]:
-    """Error lines (log.error_line) whose file:line no finding cites, first MAX_LINES in input order."""
+    """Error lines (log.error_line) whose file:line no finding cites: the first MAX_LINES of distinct shape in input
+    order, and always each file's last one (where a traceback ends), however many came before it."""
     cited = {(fact.origin.source, fact.origin.line) for f in findings if f.rule.effect != "lower"
              for _, fact in f.bindings if fact.origin.line}
     lines = [f for f in facts if f.KIND == "log.error_line" and (f.origin.source, f.origin.line) not in cited]
     seen: set[str] = set()
-    out = []
+    distinct = []
     for f in sorted(lines, key=lambda f: (f.origin.source, f.origin.line)):
-        if f.get("text") in seen:
+        if _shape(f.get("text")) in seen:
             continue
-        seen.add(f.get("text"))
-        out.append(f)
-    return out[:MAX_LINES]
+        seen.add(_shape(f.get("text")))
+        distinct.append(f)
+    last = {f.origin.source: f for f in distinct}
+    ends = [f for f in last.values() if f not in distinct[:MAX_LINES]]
+    ends = ends[-MAX_LINES:]
+    return distinct[:MAX_LINES - len(ends)] + ends if ends else distinct[:MAX_LINES]
 
 
 @lru_cache(maxsize=1)
