@@ -310,8 +310,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--item-sleep", type=float, default=0.0)
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--trace", default="/tmp/traceRANK.json")
+    p.add_argument("--snapshot", help="record the allocator's history and dump a memory snapshot here (at an OOM, "
+                                       "or at the end)")
     args = p.parse_args(argv)
-    MODES[args.mode](args)
+    if not args.snapshot:
+        MODES[args.mode](args)
+        return 0
+    import torch
+    torch.cuda.memory._record_memory_history(max_entries=20000)
+    try:
+        MODES[args.mode](args)
+    except torch.OutOfMemoryError:
+        torch.cuda.memory._dump_snapshot(args.snapshot)
+        raise
+    torch.cuda.memory._dump_snapshot(args.snapshot)
     return 0
 
 

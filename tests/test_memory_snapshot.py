@@ -126,3 +126,31 @@ def test_any_bytes_after_a_pickle_header_load_as_data_or_are_refused(tail: bytes
         return
     assert isinstance(value, (dict, list, tuple, set, frozenset, str, bytes, bytearray, int, float, bool, complex,
                               type(None)))
+
+
+REAL = {"real-h200-oom_model_states.pickle.gz": ("oom_model_states", "MEM020"),
+        "real-h200-oom_fragmentation.pickle.gz": ("oom_fragmentation", "MEM022")}
+
+
+@pytest.mark.parametrize("name,expected", sorted(REAL.items()))
+def test_real_snapshot_gets_its_cause_from_its_rule(name: str, expected: tuple[str, str]) -> None:
+    """Snapshots dumped by torch 2.11 on an H200 (lab/gpu_record.py): the restricted unpickler reads them and the
+    snapshot rules name the cause the recording injected."""
+    top = diagnose_files([str(SNAPSHOTS / name)]).diagnoses[0]
+    assert (top.cause, expected[1] in top.rules) == (expected[0], True), (top.cause, top.rules, top.confidence)
+
+
+def test_real_activation_snapshot_and_healthy_snapshot() -> None:
+    """The activations recording builds its GELU chain outside an nn.Module, so its frames name no forward: doctor
+    ranks oom_activations first by the symptom alone and says no rule read it; the healthy step raises nothing."""
+    act = diagnose_files([str(SNAPSHOTS / "real-h200-oom_activations.pickle.gz")]).diagnoses[0]
+    assert act.cause == "oom_activations" and not act.rules
+    healthy = diagnose_files([str(SNAPSHOTS / "real-h200-healthy.pickle.gz")])
+    assert not [d for d in healthy.diagnoses if d.confidence >= 0.5]
+
+
+def test_real_snapshot_of_a_gpu_held_by_another_process_names_no_rule_backed_cause() -> None:
+    """A snapshot holds this process's allocator only, not the GPU's capacity: 12.28 GiB reserved and 1.34 GiB free at
+    the OOM do not show the 125 GiB another process held. doctor must not pretend to read a cause from it."""
+    report = diagnose_files([str(SNAPSHOTS / "real-h200-other_process.pickle.gz")])
+    assert report.diagnoses and not any(d.rules for d in report.diagnoses if d.confidence >= 0.5)
