@@ -220,3 +220,16 @@ def test_every_fact_kind_is_registered_once() -> None:
     twice = [kind for kind, n in Counter(cls.KIND for cls in _ALL).items() if n > 1]
     assert not twice and len(FACT_KINDS) == len(_ALL)
     assert {"trace.step", "trace.rank", "trace.straggler", "gpu.utilisation", "memory.snapshot"} <= set(FACT_KINDS)
+
+
+REAL_GPU = REPO / "fixtures" / "cases"
+
+
+def test_real_cuda_traces_from_an_h200() -> None:
+    """Real torch 2.11 traces with CUDA activity (lab/gpu_record.py, one rank of DDP over NCCL): the one whose
+    DataLoader sleeps in __getitem__ is dataloader_bottleneck by the trace's own rules; the one with four workers and
+    kernels back to back raises nothing."""
+    slow = diagnose_files([str(REAL_GPU / "dataloader-lab-gpu-slow-getitem" / "input" / "rank0.json.gz")]).diagnoses
+    assert slow[0].cause == "dataloader_bottleneck" and "PERF001" in slow[0].rules
+    healthy = diagnose_files([str(REAL_GPU / "healthy-lab-gpu-ddp-trace" / "input" / "rank0.json.gz")])
+    assert healthy.healthy and not [d for d in healthy.diagnoses if d.confidence >= 0.5]
