@@ -23,7 +23,12 @@ _CUDA: tuple[tuple[str, str], ...] = (
     ("API call is not supported in the installed CUDA driver", "driver_insufficient"),
     ("unspecified launch failure", "launch_failure"), ("busy or unavailable", "device_busy"),
     ("illegal memory access", "illegal_address"), ("uncorrectable ECC error", "ecc"),
-    ("no CUDA-capable device is detected", "no_device"), ("Found no NVIDIA driver", "no_device"),
+    ("Found no NVIDIA driver", "no_device"),
+    # the CUDA driver answered and counted no device this process may use (cudaErrorNoDevice, 100; PyTorch's "No CUDA
+    # GPUs are available"; the driver API's CUDA_ERROR_NO_DEVICE): CUDA_VISIBLE_DEVICES empty or naming GPUs the
+    # machine lacks, a container or Slurm job given no GPU, no MIG instance. A missing driver reads otherwise (above)
+    ("no CUDA-capable device is detected", "no_visible_gpu"), ("No CUDA GPUs are available", "no_visible_gpu"),
+    ("CUDA_ERROR_NO_DEVICE", "no_visible_gpu"),
     ("libcuda.so", "lib_missing"), ("libnccl.so", "lib_missing"), ("libcudart.so", "lib_missing"),
     ("undefined symbol: nccl", "symbol_missing"), ("undefined symbol: cuda", "symbol_missing"),
     # the linker's words for the same miss: a shared library built against a newer NCCL than the one linked
@@ -38,6 +43,10 @@ _CUDA: tuple[tuple[str, str], ...] = (
     # this GPU or kernel, the GPU failed to initialise (RmInitAdapter), its VBIOS/firmware is too old for the driver,
     # or a container was given no GPU. No rule names one of these: a narrowing sign (context.NARROWING_SIGNS)
     ("No devices were found", "no_gpu_found"),
+    # NVML refused to start for a reason it does not name: in a container whose device access the runtime lost (a
+    # systemd daemon-reload under cgroups, a known bug of the NVIDIA container stack), or one started without the GPU
+    # devices, or a broken driver install. A narrowing sign too ("Driver/library version mismatch" is read as such)
+    ("Failed to initialize NVML: Unknown Error", "nvml_unknown"),
     ("device-side assert", "device_assert"), ("system not yet initialized", "fabric_manager"),
     ("peer access is not supported", "peer_access"), ("cudaErrorPeerAccessUnsupported", "peer_access"),
     # creating the CUDA context itself ran out of memory: this process had allocated nothing yet

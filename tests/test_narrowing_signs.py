@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from doctor.cluster.wire import fact_from_dict
 from doctor.diagnose import diagnose_files
 from doctor.facts import Fact
@@ -75,3 +77,18 @@ def test_nvidia_smi_finding_no_device_is_a_failure_with_the_gpu_differential() -
     assert {"cuda_driver_mismatch", "gpu_hw_fault", "firmware_outdated"} <= causes
     assert report.diagnoses and {d.cause for d in report.diagnoses} <= causes
     assert report.differential is not None and report.differential.symptom == "no_gpu_initialised"
+
+
+NVML_UNKNOWN = {"ksb-nvidia-docker-1671-daemon-reload-nvml-unknown": "known_software_bug",   # nvidia-docker#1671
+                "rank-spconv-185-container-without-gpus": "rank_config_error"}                 # spconv#185
+
+
+@pytest.mark.parametrize("case,cause", sorted(NVML_UNKNOWN.items()))
+def test_nvml_unknown_error_gives_the_container_differential(case: str, cause: str) -> None:
+    """'Failed to initialize NVML: Unknown Error' has two causes in two threads (a container that lost its devices
+    after a daemon-reload, one started without them): the sign's differential and guesses, each cause among them."""
+    report = diagnose_files([str(REPO / "fixtures" / "cases" / case / "input")])
+    assert not report.healthy and narrowing_sign(report.facts) == "nvml_unknown_error"
+    assert cause in sign_causes()["nvml_unknown_error"]
+    assert cause in [d.cause for d in report.diagnoses[:3]]
+    assert report.differential is not None and report.differential.symptom == "nvml_unknown_error"

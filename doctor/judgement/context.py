@@ -128,12 +128,16 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
                             and f.get("errno") in ("IBV_WC_12", "IBV_WC_13")),
     # nvidia-smi's "No devices were found": the driver answers but brought up no GPU
     "no_gpu_initialised": ("cuda.error", lambda f: f.get("error") == "no_gpu_found"),
+    # NVML's "Failed to initialize NVML: Unknown Error": the library loaded, the devices could not be opened
+    "nvml_unknown_error": ("cuda.error", lambda f: f.get("error") == "nvml_unknown"),
 }
 
 # What each sign means, beside the line that shows it in a guess's evidence.
 NARROWING_NOTES: dict[str, str] = {
     "no_gpu_initialised": "the NVIDIA driver answers but brought up no GPU: the driver and this GPU or kernel, the GPU "
                           "itself, its firmware, or a container given no GPU",
+    "nvml_unknown_error": "NVML could not open the GPUs for a reason it does not name: a container that lost its device "
+                          "access, one started without GPUs, or a broken driver install",
     "ib_retries_exceeded": "the HCA ran out of retries reaching its peer: the two NICs cannot talk (a port, the path, "
                            "the fabric, the MTU or the RoCE GID), not NCCL or the job",
 }
