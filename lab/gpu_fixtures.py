@@ -96,6 +96,19 @@ ANSWERS: list[Answer] = [
            ["train.log", "nvidia-smi.txt", "compute-apps.txt"],
            "Process 1028 has 125.51 GiB memory in use; this process has 12.94 GiB; nvidia-smi lists pid 1028",
            "end the process holding the GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv)"),
+    Answer("stale-lab-gpu-context-oom", "gpu-context-oom-other-process", "stale_process_gpu_memory", "oom",
+           ["torchrun.log", "command.txt"],
+           "torch.AcceleratorError: CUDA error: out of memory, raised in torch.cuda.set_device before the process "
+           "allocated anything: another process held all but 50 MiB of the GPU",
+           "end the process holding the GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv)"),
+    Answer("stale-lab-gpu-nccl-init-oom", "gpu-nccl-init-other-process", "stale_process_gpu_memory", "nccl_error",
+           ["torchrun.log", "command.txt", "env.txt"],
+           "NCCL WARN Cuda failure 2 'out of memory' ... Failed to CUDA calloc async 608 bytes at NCCL init: another "
+           "process held all but 0.7 GiB of the GPU",
+           "end the process holding the GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv)"),
+    Answer("healthy-lab-gpu-expandable-segments", "gpu-fragmentation-expandable-segments", "healthy", "oom",
+           ["train.log", "command.txt", "env.txt"],
+           "the fragmentation program with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the 24 GiB request fits"),
     Answer("dataloader-lab-gpu-slow-getitem", "gpu-slow-dataloader-trace", "dataloader_bottleneck", "slow_training",
            ["torchrun.log", "dmon.txt", "command.txt", "lab-trace-slow-rank0.json"],
            "the GPU idles between steps (dmon sm 0%), the trace's steps wait in DataLoader __next__ (num_workers=0, "

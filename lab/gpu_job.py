@@ -198,7 +198,12 @@ def checkpoint_resume(args: argparse.Namespace) -> None:
 def hold_memory(args: argparse.Namespace) -> None:
     """A leftover process (a notebook, a killed job's orphan) that keeps GPU memory."""
     import torch
-    held = torch.empty(int(args.gib * GiB), dtype=torch.uint8, device="cuda")
+    size = int(args.gib * GiB)
+    if args.leave >= 0:                 # hold all but `leave` GiB of what is free once this process has its context
+        torch.cuda.init()
+        torch.empty(1, device="cuda")
+        size = torch.cuda.mem_get_info()[0] - int(args.leave * GiB)
+    held = torch.empty(size, dtype=torch.uint8, device="cuda")
     torch.cuda.synchronize()
     log(f"holding {held.numel() / GiB:.0f} GiB; pid {os.getpid()}")
     time.sleep(args.seconds)
@@ -307,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--checkpoint", default="/tmp/ckpt.pt")
     p.add_argument("--gib", type=float, default=125)
     p.add_argument("--seconds", type=float, default=30)
+    p.add_argument("--leave", type=float, default=-1, help="hold-memory: leave this many GiB free instead of --gib")
     p.add_argument("--item-sleep", type=float, default=0.0)
     p.add_argument("--workers", type=int, default=0)
     p.add_argument("--trace", default="/tmp/traceRANK.json")

@@ -106,6 +106,16 @@ RECORDINGS: list[Recording] = [
         Step("sleep.txt", ["sleep", "10"]),
         Step("train.log", [PY, JOB, "small-train", "--snapshot", "/tmp/snap-other_process.pickle"])],
         keep=["/tmp/snap-other_process.pickle"]),
+    Recording("gpu-context-oom-other-process", [
+        Step("holder.log", [PY, JOB, "hold-memory", "--leave", "0.05", "--seconds", "25"], background=True),
+        Step("sleep.txt", ["sleep", "10"]),
+        Step("torchrun.log", _torchrun(1, "allreduce"))]),
+    Recording("gpu-nccl-init-other-process", [
+        Step("holder.log", [PY, JOB, "hold-memory", "--leave", "0.7", "--seconds", "25"], background=True),
+        Step("sleep.txt", ["sleep", "10"]),
+        Step("torchrun.log", _torchrun(1, "allreduce"), INFO)]),
+    Recording("gpu-fragmentation-expandable-segments",
+              [Step("train.log", [PY, JOB, "oom-fragmentation"], {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})]),
     Recording("gpu-healthy-ddp-trace", [
         Step("dmon.txt", ["nvidia-smi", "dmon", "-s", "u", "-c", "20"], background=True),
         Step("torchrun.log", _torchrun(1, "profiled-ddp", "--batch", "512", "--workers", "4", "--seconds", "20",
