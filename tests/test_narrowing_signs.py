@@ -92,3 +92,18 @@ def test_nvml_unknown_error_gives_the_container_differential(case: str, cause: s
     assert cause in sign_causes()["nvml_unknown_error"]
     assert cause in [d.cause for d in report.diagnoses[:3]]
     assert report.differential is not None and report.differential.symptom == "nvml_unknown_error"
+
+
+NCCL_OOM = {"stale-lab-gpu-nccl-init-oom": "stale_process_gpu_memory",                    # an H200 held by another process
+            "oom-frag-cosmos-rl-731-nccl-cudamalloc-torch-cache": "oom_fragmentation"}  # cosmos-rl#731: PyTorch's cache
+
+
+@pytest.mark.parametrize("case,cause", sorted(NCCL_OOM.items()))
+def test_nccl_buffers_out_of_memory_gives_whose_memory_differential(case: str, cause: str) -> None:
+    """NCCL's own 'Cuda failure 2 'out of memory'' says the GPU was full, not who filled it: no activations reading
+    (MEM007 stays quiet), the three usual owners with their checks, the right one among the guesses."""
+    report = diagnose_files([str(REPO / "fixtures" / "cases" / case / "input")])
+    assert narrowing_sign(report.facts) == "nccl_buffers_out_of_memory"
+    assert not any("MEM007" in d.rules for d in report.diagnoses)
+    assert cause in [d.cause for d in report.diagnoses[:3]]
+    assert report.differential is not None and report.differential.symptom == "nccl_buffers_out_of_memory"

@@ -128,6 +128,10 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
                             and f.get("errno") in ("IBV_WC_12", "IBV_WC_13")),
     # nvidia-smi's "No devices were found": the driver answers but brought up no GPU
     "no_gpu_initialised": ("cuda.error", lambda f: f.get("error") == "no_gpu_found"),
+    # NCCL's own device allocation failed ("Cuda failure 2 'out of memory'", "Failed to CUDA calloc ... bytes"): the GPU
+    # was full when NCCL set up its buffers; whose memory filled it the line does not say
+    "nccl_buffers_out_of_memory": ("nccl.warn", lambda f: "out of memory" in f.get("message")
+                                   or f.get("message").startswith(("Failed to CUDA calloc", "Failed to CUDA malloc"))),
     # NVML's "Failed to initialize NVML: Unknown Error": the library loaded, the devices could not be opened
     "nvml_unknown_error": ("cuda.error", lambda f: f.get("error") == "nvml_unknown"),
 }
@@ -136,6 +140,8 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
 NARROWING_NOTES: dict[str, str] = {
     "no_gpu_initialised": "the NVIDIA driver answers but brought up no GPU: the driver and this GPU or kernel, the GPU "
                           "itself, its firmware, or a container given no GPU",
+    "nccl_buffers_out_of_memory": "NCCL could not allocate its own buffers: the GPU was already full (another process, "
+                                  "PyTorch's cache, or the job's own model and states)",
     "nvml_unknown_error": "NVML could not open the GPUs for a reason it does not name: a container that lost its device "
                           "access, one started without GPUs, or a broken driver install",
     "ib_retries_exceeded": "the HCA ran out of retries reaching its peer: the two NICs cannot talk (a port, the path, "
