@@ -149,8 +149,11 @@ class NcclErrors(LineProbe):
             self._call(n, line, "shm_attach", "/dev/shm")
         elif "shared memory segment" in low and "error" in low:
             self._call(n, line, "shm_alloc", "/dev/shm")
-        elif any(w in low for w in ("unable to write to file </torch_", "unable to open shared memory object",
-                                    "unable to allocate shared memory", "unable to mmap")):
+        elif "unable to open shared memory object" in low:
+            # PyTorch's receiving side opening a segment a worker made (MapAllocator): not creating one, so no full
+            # /dev/shm; its errno tells (EMFILE: open-file limit, ENOENT: the segment was already unlinked)
+            self._call(n, line, "shm_attach", "/dev/shm")
+        elif any(w in low for w in ("unable to write to file </torch_", "unable to allocate shared memory", "unable to mmap")):
             self._call(n, line, "shm_alloc", "/dev/shm")   # DataLoader workers passing tensors through /dev/shm
         if " qpn " in line and (c := _CONNECT_GID.search(line)) and (thread := _THREAD.search(line)):
             self.connect_gid[thread["t"]] = (int(c["i"]), _gid_text(c["prefix"], c["iid"]))

@@ -107,3 +107,18 @@ def test_nccl_buffers_out_of_memory_gives_whose_memory_differential(case: str, c
     assert not any("MEM007" in d.rules for d in report.diagnoses)
     assert cause in [d.cause for d in report.diagnoses[:3]]
     assert report.differential is not None and report.differential.symptom == "nccl_buffers_out_of_memory"
+
+
+SHM_OPEN = ["ksb-mediswarm-574-file-system-strategy-pin-memory-race",   # ENOENT: the segment was already unlinked
+            "ksb-pytorch-75185-mapallocator-torch110-shm-handle"]       # torch 1.10's MapAllocator INTERNAL ASSERT
+
+
+@pytest.mark.parametrize("case", SHM_OPEN)
+def test_shm_segment_not_opened_is_no_full_dev_shm(case: str) -> None:
+    """'unable to open shared memory object' is the receiving side opening a segment: no shm_too_small reading
+    (SHM001 stays quiet); the sign's differential names the bug, the open-file limit and /dev/shm, each with its check."""
+    report = diagnose_files([str(REPO / "fixtures" / "cases" / case / "input")])
+    assert narrowing_sign(report.facts) == "shm_segment_not_opened"
+    assert not any("SHM001" in d.rules for d in report.diagnoses)
+    assert report.diagnoses[0].cause == "known_software_bug" and report.diagnoses[0].confidence < 0.5
+    assert report.differential is not None and report.differential.symptom == "shm_segment_not_opened"

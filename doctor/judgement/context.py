@@ -132,6 +132,9 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
     # was full when NCCL set up its buffers; whose memory filled it the line does not say
     "nccl_buffers_out_of_memory": ("nccl.warn", lambda f: "out of memory" in f.get("message")
                                    or f.get("message").startswith(("Failed to CUDA calloc", "Failed to CUDA malloc"))),
+    # a shared-memory segment another process made could not be opened (PyTorch's "unable to open shared memory
+    # object", NCCL's "Error while attaching to shared memory segment"): not a full /dev/shm, which fails the creator
+    "shm_segment_not_opened": ("sys.call_failed", lambda f: f.get("call") == "shm_attach"),
     # NVML's "Failed to initialize NVML: Unknown Error": the library loaded, the devices could not be opened
     "nvml_unknown_error": ("cuda.error", lambda f: f.get("error") == "nvml_unknown"),
 }
@@ -142,6 +145,8 @@ NARROWING_NOTES: dict[str, str] = {
                           "itself, its firmware, or a container given no GPU",
     "nccl_buffers_out_of_memory": "NCCL could not allocate its own buffers: the GPU was already full (another process, "
                                   "PyTorch's cache, or the job's own model and states)",
+    "shm_segment_not_opened": "a process could not open a shared-memory segment another one made: the segment was gone "
+                              "(a race of the sharing strategy, a bug) or the open-file limit was reached",
     "nvml_unknown_error": "NVML could not open the GPUs for a reason it does not name: a container that lost its device "
                           "access, one started without GPUs, or a broken driver install",
     "ib_retries_exceeded": "the HCA ran out of retries reaching its peer: the two NICs cannot talk (a port, the path, "
