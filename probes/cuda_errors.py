@@ -47,6 +47,11 @@ _CUDA: tuple[tuple[str, str], ...] = (
     # systemd daemon-reload under cgroups, a known bug of the NVIDIA container stack), or one started without the GPU
     # devices, or a broken driver install. A narrowing sign too ("Driver/library version mismatch" is read as such)
     ("Failed to initialize NVML: Unknown Error", "nvml_unknown"),
+    # the framework's build carries no kernels for this GPU's architecture: PyTorch's own warning ("NVIDIA GeForce RTX
+    # 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation") and the CUDA error a
+    # kernel launch then gets (cudaErrorNoKernelImageForDevice); NCCL's own words for its kernels are NCCL008's
+    ("is not compatible with the current PyTorch installation", "arch_unsupported"),
+    ("no kernel image is available for execution on the device", "arch_unsupported"),
     ("device-side assert", "device_assert"), ("system not yet initialized", "fabric_manager"),
     ("peer access is not supported", "peer_access"), ("cudaErrorPeerAccessUnsupported", "peer_access"),
     # creating the CUDA context itself ran out of memory: this process had allocated nothing yet
