@@ -21,6 +21,8 @@ _CUDA: tuple[tuple[str, str], ...] = (
     ("NVIDIA driver on your system is too old", "driver_insufficient"), ("forward compatibility was attempted", "driver_insufficient"),
     # cudaErrorCallRequiresNewerDriver (36): the runtime calls an API the installed driver does not have
     ("API call is not supported in the installed CUDA driver", "driver_insufficient"),
+    # cudaErrorUnsupportedPtxVersion (222): the code's PTX comes from a CUDA newer than the driver can compile
+    ("the provided PTX was compiled with an unsupported toolchain", "driver_insufficient"),
     ("unspecified launch failure", "launch_failure"), ("busy or unavailable", "device_busy"),
     ("illegal memory access", "illegal_address"), ("uncorrectable ECC error", "ecc"),
     ("Found no NVIDIA driver", "no_device"),
@@ -67,6 +69,10 @@ _CUDA: tuple[tuple[str, str], ...] = (
 # driver 8.0 < image 9.0.176"; 2016's form "7.5 < 6.5" put the image first). "driver 0.0 < image ..." is no old driver
 # but none found at all (nvidia-docker #190, #257: the driver was not detected), read as no_device
 _DOCKER_CUDA = lazy_compile(r"unsupported CUDA version: (?:driver )?\d+(?:\.\d+)* < (?:image )?\d+(?:\.\d+)*")
+# nvidia-container-cli (the NVIDIA container toolkit) refusing an image whose NVIDIA_REQUIRE_CUDA asks for a newer CUDA
+# than the host driver supports: "requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a
+# newer version, or use an earlier cuda container" (dashdot#1226, batch BW). Other conditions (brand, arch) are not this
+_CONTAINER_CLI_CUDA = lazy_compile(r"unsatisfied condition: cuda\s*>=\s*\d+(?:\.\d+)*")
 _NCCL_CUDA_LOOKUP = "Failed to find CUDA library"
 # TensorRT-LLM checks every GPU pair at start-up: "[TensorRT-LLM][WARNING] Device 2 peer access Device 5 is not available."
 _PEER_UNAVAILABLE = lazy_compile(r"Device \d+ peer access Device \d+ is not available")
@@ -116,6 +122,7 @@ class CudaErrors(LineProbe):
     yields = ("cuda.error", "gpu.fault", "worker.bus_error", "worker.exited")
     triggers = tuple(words for words, _ in _CUDA) + (
         "NVRM", "Xid", "fallen off the bus", "Bus error", "bus error", "unsupported CUDA version",
+        "unsatisfied condition: cuda",   # nvidia-container-cli's refusal (_CONTAINER_CLI_CUDA)
         "BUS error",            # PaddlePaddle: "Unexpected BUS error encountered in DataLoader worker"
         "Signal 7 (SIGBUS)",    # torchrun's failure summary of a rank killed by SIGBUS
         "killed by signal: Bus",   # the same line wrapped after "Bus" (_SIGBUS_WRAPPED)
@@ -151,6 +158,9 @@ class CudaErrors(LineProbe):
             return
         if "peer access Device" in line and _PEER_UNAVAILABLE.search(line):
             self.ctx.emit(CudaError, line_no, line, error="peer_access", detail="peer access is not available")
+            return
+        if "unsatisfied condition: cuda" in line and (m := _CONTAINER_CLI_CUDA.search(line)):
+            self.ctx.emit(CudaError, line_no, line, error="driver_insufficient", detail=m.group(0))
             return
         if "unsupported CUDA version" in line and (m := _DOCKER_CUDA.search(line)):
             kind = "no_device" if "driver 0.0 <" in line else "driver_insufficient"
