@@ -16,8 +16,10 @@ from doctor.probing.regex import lazy_compile
 _MISMATCH = lazy_compile(r"driver interface version (?P<fm>\d+(?:\.\d+)*) do(?:n't|esn't|es not) match with driver version "
                          r"(?P<drv>\d+(?:\.\d+)*)")
 # systemd about the fabricmanager unit: its start command exited non-zero, or the unit failed
+# or FM's start-up script refusing to start it: on NVL5+ systems (HGX B200, GB200) FM needs the InfiniBand user-MAD
+# module: 'Kernel module "ib_umad" has not been loaded, fabric manager cannot be started' (CanvOS PR 700, batch CC)
 _FAILED = lazy_compile(r"(?:nv-fabricmanager|nvidia-fabricmanager).*(?:status=[1-9]\d*/|Failed with result|failed because|"
-                       r"Failed to start)")
+                       r"Failed to start)|[Ff]abric [Mm]anager cannot be started")
 
 
 class FabricManagerLines(LineProbe):
