@@ -22,6 +22,10 @@ REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "fixtures" / "cases"
 MACHINE = "one NVIDIA H200, driver 580.159.04, torch 2.11.0+cu130, NCCL 2.28.9"
 HEALTHY_FIX = "none needed: the run is healthy"
+FIX_OTHER_PROCESS = "end the process holding the GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv)"
+FIX_SET_DEVICE = ("call torch.cuda.set_device(int(os.environ['LOCAL_RANK'])) before init_process_group: every rank "
+                  "selected cuda:0")
+FIX_IFNAME = "set NCCL_SOCKET_IFNAME to an interface that exists on every node (ip -br addr), or unset it"
 
 
 @dataclass
@@ -58,12 +62,10 @@ ANSWERS: list[Answer] = [
     Answer("rank-lab-gpu-duplicate-gpu-info", "gpu-rank-duplicate-gpu-info", "rank_config_error", "nccl_error",
            ["torchrun.log", "command.txt", "env.txt"],
            "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 60",
-           "call torch.cuda.set_device(int(os.environ['LOCAL_RANK'])) before init_process_group: every rank "
-           "selected cuda:0"),
+           FIX_SET_DEVICE),
     Answer("rank-lab-gpu-duplicate-gpu", "gpu-rank-duplicate-gpu", "rank_config_error", "nccl_error",
            ["torchrun.log", "command.txt"], "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 60",
-           "call torch.cuda.set_device(int(os.environ['LOCAL_RANK'])) before init_process_group: every rank "
-           "selected cuda:0"),
+           FIX_SET_DEVICE),
     Answer("rank-lab-gpu-nproc-exceeds-gpus", "gpu-rank-nproc-exceeds-gpus", "rank_config_error", "crash",
            ["torchrun.log", "command.txt"], "torch.AcceleratorError: CUDA error: invalid device ordinal (local_rank 1, "
            "one GPU)", "launch at most as many processes per node as GPUs: --nproc_per_node=1 here"),
@@ -74,10 +76,10 @@ ANSWERS: list[Answer] = [
            "(nvidia-smi -L)"),
     Answer("ifname-lab-gpu-nccl-missing-info", "gpu-nccl-ifname-missing-info", "wrong_socket_ifname", "nccl_error",
            ["torchrun.log", "command.txt", "env.txt"], "Bootstrap : no socket interface found (NCCL_SOCKET_IFNAME=ib0)",
-           "set NCCL_SOCKET_IFNAME to an interface that exists on every node (ip -br addr), or unset it"),
+           FIX_IFNAME),
     Answer("ifname-lab-gpu-nccl-missing", "gpu-nccl-ifname-missing", "wrong_socket_ifname", "nccl_error",
            ["torchrun.log", "command.txt", "env.txt"], "Bootstrap : no socket interface found (NCCL_SOCKET_IFNAME=ib0)",
-           "set NCCL_SOCKET_IFNAME to an interface that exists on every node (ip -br addr), or unset it"),
+           FIX_IFNAME),
     Answer("oom-act-lab-gpu-batch-raised", "gpu-oom-activations", "oom_activations", "oom", ["train.log", "command.txt"],
            "Tried to allocate 32.00 GiB ... 129.06 GiB is allocated by PyTorch, and 896.00 KiB is reserved by PyTorch "
            "but unallocated, in gelu after the batch was raised to 1048576",
@@ -95,17 +97,17 @@ ANSWERS: list[Answer] = [
     Answer("stale-lab-gpu-other-process", "gpu-oom-other-process", "stale_process_gpu_memory", "oom",
            ["train.log", "nvidia-smi.txt", "compute-apps.txt"],
            "Process 1028 has 125.51 GiB memory in use; this process has 12.94 GiB; nvidia-smi lists pid 1028",
-           "end the process holding the GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv)"),
+           FIX_OTHER_PROCESS),
     Answer("stale-lab-gpu-context-oom", "gpu-context-oom-other-process", "stale_process_gpu_memory", "oom",
            ["torchrun.log", "command.txt"],
            "torch.AcceleratorError: CUDA error: out of memory, raised in torch.cuda.set_device before the process "
            "allocated anything: another process held all but 50 MiB of the GPU",
-           "end the process holding the GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv)"),
+           FIX_OTHER_PROCESS),
     Answer("stale-lab-gpu-nccl-init-oom", "gpu-nccl-init-other-process", "stale_process_gpu_memory", "nccl_error",
            ["torchrun.log", "command.txt", "env.txt"],
            "NCCL WARN Cuda failure 2 'out of memory' ... Failed to CUDA calloc async 608 bytes at NCCL init: another "
            "process held all but 0.7 GiB of the GPU",
-           "end the process holding the GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv)"),
+           FIX_OTHER_PROCESS),
     Answer("healthy-lab-gpu-expandable-segments", "gpu-fragmentation-expandable-segments", "healthy", "oom",
            ["train.log", "command.txt", "env.txt"],
            "the fragmentation program with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the 24 GiB request fits"),
