@@ -37,9 +37,15 @@ class NvlinkStatus(DocumentProbe):
                 ctx.emit(GpuDevice, number, line, index=gpu, name=m["name"].strip(), consumer=consumer_gpu(m["name"]))
                 continue
             m = _LINK.match(line)
-            if m and gpu >= 0:
+            if m and gpu >= 0 and _is_state(m):
                 ctx.emit(NvlinkState, number, line, gpu=gpu, link=int(m["l"]), active=m["gbs"] is not None,
                          gbs=float(m["gbs"] or 0))
+
+
+def _is_state(m: re.Match[str]) -> bool:
+    """A link's speed or its inactive mark: `nvlink -s`. Counters of the same shape ("Link 0: Replay Errors: 0",
+    `nvidia-smi nvlink -e`) say nothing of whether the link is up."""
+    return m["other"] is None or "inactive" in m["other"].lower()
 
 
 def consumer_gpu(name: str) -> bool:
