@@ -189,6 +189,10 @@ class CudaErrors(LineProbe):
             self.ctx.emit(GpuFault, n, line, fault="reset_required")
         elif "fallen off the bus" in line:
             self.ctx.emit(GpuFault, n, line, fault="fell_off_bus")
+        elif "RmInitAdapter failed" in line or "rm_init_adapter failed" in line:
+            # the driver could not bring this GPU up: what nvidia-smi then calls "No devices were found" (the narrowing
+            # sign no_gpu_initialised: a driver that does not support it, the GPU itself, its firmware)
+            self.ctx.emit(CudaError, n, line, error="no_gpu_found", detail="RmInitAdapter failed")
         elif "GspRmAlloc failed" in line or "_GSP" in line and "failed" in line:
             self.ctx.emit(GpuFault, n, line, fault="gsp")
         elif "ECC" in line and ("uncorrectable" in line.lower() or "DBE" in line):

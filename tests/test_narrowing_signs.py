@@ -122,3 +122,12 @@ def test_shm_segment_not_opened_is_no_full_dev_shm(case: str) -> None:
     assert not any("SHM001" in d.rules for d in report.diagnoses)
     assert report.diagnoses[0].cause == "known_software_bug" and report.diagnoses[0].confidence < 0.5
     assert report.differential is not None and report.differential.symptom == "shm_segment_not_opened"
+
+
+def test_rm_init_adapter_failed_is_the_no_gpu_differential() -> None:
+    """dmesg's 'NVRM: RmInitAdapter failed!' is the driver failing to bring a GPU up (pai#4344, held-out batch CA):
+    the same field as nvidia-smi's 'No devices were found', not the crash guess known_software_bug at 0.61."""
+    report = diagnose_files([str(REPO / "fixtures" / "cases" / "hw-pai-4344-rminitadapter-failed-gpu-missing" / "input")])
+    assert narrowing_sign(report.facts) == "no_gpu_initialised"
+    assert "gpu_hw_fault" in [d.cause for d in report.diagnoses[:3]]
+    assert all(d.confidence < 0.5 for d in report.diagnoses)
