@@ -43,6 +43,8 @@ _ACCELERATE_PORT = lazy_compile(r"launch distributed communication on port `?(?P
 _NCCL_CONNECT = lazy_compile(r"(?:socketStartConnect|socketConnect|Connect to|connect to) (?P<host>[0-9a-fA-F:.%\[\]a-z\-]+)<(?P<port>\d+)> failed\s*:?\s*(?P<err>[^,\n]*)")
 _GAI = lazy_compile(r"addresses of \((?P<host>[^,]+),\s*(?P<port>\d+)\) cannot be retrieved \(gai error: (?P<code>-?\d+)")
 _RESOLVE_OLD = lazy_compile(r"(?:Name or service not known|nodename nor servname|getaddrinfo failed|Temporary failure in name resolution|gaierror)")
+# Slurm's own words (srun, slurmstepd) for a host name no resolver answers: 'Unable to resolve "mgmt": Unknown host'
+_RESOLVE_SLURM = lazy_compile(r'Unable to resolve "(?P<host>[^"]+)": Unknown host')
 # c10d's TCPStore server when bind()/listen() failed on every address it tried (socket.cpp): the errno is not always in
 # the message ("... failed to listen on any local network address. port: 46571, useIpv6: 0, code: -9", PipelineRL#27);
 # where it is, it is EADDRINUSE (verl#5889, vllm#11617), and the port is the store's own: read as a failed bind
@@ -117,6 +119,7 @@ class LaunchErrors(LineProbe):
     triggers = ("client socket", "is not yet listening", "retrieving ncclUniqueId", "Call to connect failed", "Connection timed out", "Connection refused", "timed out",
                 "RendezvousConnectionError", "C10d store has failed", "store based barrier", "Unable to resolve hostname", "connect() timed out", "Socket Timeout", "remote=[", "failed to connect", "Connect to",
                 "connect to", "cannot be retrieved", "Name or service not known", "name resolution", "getaddrinfo",
+                "Unknown host",
                 "gaierror", "bind on local address", _LISTEN_ANY, "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
                 "Duplicate GPU detected", "both on CUDA device", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
@@ -215,6 +218,9 @@ class LaunchErrors(LineProbe):
             return True
         if _RESOLVE_OLD.search(line):
             self.ctx.emit(ResolveError, n, line, host="")
+            return True
+        if m := _RESOLVE_SLURM.search(line):
+            self.ctx.emit(ResolveError, n, line, host=m["host"])
             return True
         return False
 
