@@ -34,6 +34,9 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("error", re.compile(r"\.(?:c|h|cc|cpp):\d+\s+(?:UCX\s+)?Fatal: ")),   # UCX's ucs_fatal(): "ud_ep.c:270  Fatal: ..."
     ("failed", re.compile(r"\b(?:failed|FAILED|Failed)\b")),
     ("error", re.compile(r"\b[Uu]nexpected\b[\w ]{0,40}\b(?:error|ERROR)\b")),   # "Unexpected BUS error encountered in ..."
+    # Open MPI's help texts ("Open MPI tried to bind a new process, but something went wrong.") and their field
+    # "  Error message:     hwloc_set_cpubind returned ..." (ompi#12470)
+    ("failed", re.compile(r"\bsomething went wrong\b|^\s*Error message:\s+\S")),
 )
 # NCCL's NCCLCHECK trace at INFO level: a call returned a failing ncclResult_t (1 cuda .. 6 remote error).
 NCCL_TRACE = re.compile(r"NCCL INFO [\w/.\-]+\.(?:cc|cu|h|c|cpp):\d+(?: \([\w:~<>]+\))? -> [1-6]\b")   # 2.2x+: "(func)"
@@ -75,7 +78,7 @@ class ErrorLines(LineProbe):
     name = "error_lines"
     yields = ("log.error_line",)
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
-                "Failed", "Failure", "Fatal: ", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
+                "Failed", "Failure", "Fatal: ", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
                 "SIGBUS", "SIGKILL", "Process received signal", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "')
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]

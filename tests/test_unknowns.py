@@ -73,6 +73,9 @@ def test_unknown_in_text_json_and_exit_code(doctor_cli) -> None:
      "error"),
     ("Mon Dec 10 08:18:05 2018[1,8]<stderr>:[hpc-polar-01-vm001:13210:0:13210]    ud_iface.c:732  UCX Fatal: transport "
      "error: Endpoint timeout", "error"),
+    # Open MPI's help text and its error field (ompi#12470, held-out batch CG)
+    ("Open MPI tried to bind a new process, but something went wrong.  The", "failed"),
+    ('  Error message:     hwloc_set_cpubind returned "Error" for bitmap "2,114"', "failed"),
     # XLA's words: "replica 0" is an identifier, not a counter of none (flax#4942, held-out batch CD)
     ("E0912 23:44:51.552719 2536982 pjrt_stream_executor_client.cc:3008] Execution of replica 0 failed: INTERNAL: NCCL "
      "operation ncclAllReduce( send_buffer.opaque(), recv_buffer.opaque(), ToNcclCount(dtype, count), nccl_dtype, "
