@@ -53,7 +53,9 @@ _OLD_LEVEL = lazy_compile(r"^\S+:\d+:\d+ \[\d+\] (?:[\w/.\-]+:\d+ )?(?:INFO|WARN
 STAGES = ("topology", "graph", "connect", "complete", "running")
 _STAGE_SIGNS = tuple((STAGES.index(name), sign) for name, sign in (     # furthest stage first
     ("running", lazy_compile(r"\bopCount [0-9a-f]+\b")),
-    ("complete", lazy_compile(r"Init COMPLETE|\binit done\b|Launch mode (?:Parallel|Group)")),   # launch mode: once all are up
+    # launch mode: once all are up; NCCL >= 2.22's "Init timings: rank 5 nranks 8 total 2.46 (...)" (2.27+: "Init timings
+    # - ncclCommInitRankConfig: ...") is printed once the communicator is up, beside or instead of Init COMPLETE
+    ("complete", lazy_compile(r"Init COMPLETE|\binit done\b|Launch mode (?:Parallel|Group)|Init timings\b.*\btotal [\d.]+")),
     ("connect", lazy_compile(r"Connected all (?:rings|trees)|\bvia (?:P2P|SHM|NET|CollNet|NVLS)")),
     ("graph", lazy_compile(r"\bPattern \d+, crossNic|\b(?:Ring|Tree) \d+ : |Channel \d+/\d+ :|\bTrees \[|Setting affinity for GPU")),
     ("topology", lazy_compile(r"Loading (?:topology file|unnamed topology)|Topology detection|\bAttached to |=== System : ")),

@@ -66,3 +66,10 @@ def test_the_report_says_where_nccl_stopped(doctor_cli) -> None:
     assert "p2p_broken" in [d["cause"] for d in guesses]
     note = guesses[0]["evidence"][0]
     assert note["line"] == 14 and "stops here, inside communicator init" in note["note"]
+
+
+def test_init_timings_mean_the_communicator_came_up() -> None:
+    """NCCL >= 2.22 prints 'Init timings: rank 5 nranks 8 total 2.46 (...)' once a communicator is up: eight H100 ranks
+    that printed only those lines (nccl#534, held-out batch CI) did not stop inside init."""
+    facts = facts_of("healthy-nccl-534-nccl2223-init-timings-8xh100")
+    assert not unfinished(facts) and read_symptom(facts) != "hang"
