@@ -131,6 +131,10 @@ class OomMessages(LineProbe):
         # 'UserWarning: Failed to clone() tensor with name ... state_dict entry ... managed by FSDP ... Error: CUDA out of memory'
         if "state_dict" in text and ("clone()" in text or "FSDP" in text):
             values["during"] = "state_dict"
+        # NCCL's own device allocation ("NCCL WARN Cuda failure 2 'out of memory'"): the GPU was full when NCCL set up
+        # its buffers, whoever filled it (the narrowing sign nccl_buffers_out_of_memory; MEM007 stays quiet)
+        elif "NCCL WARN" in text and "Cuda failure" in text:
+            values["during"] = "nccl_buffers"
         self.ctx.emit(OomEvent, line_no, line, **values)
         self.start, self.text = None, ""
 

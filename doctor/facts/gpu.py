@@ -49,7 +49,8 @@ class OomEvent(Fact):
     request_to_allocated: float = -1   # requested / allocated: ~1 when the request copies everything already allocated
     other_processes: int = 0       # PyTorch >= 2.1 lists other processes holding memory
     cache_covers_request: bool = False   # reserved-but-unallocated memory alone exceeds the failed request
-    during: str = ""               # "state_dict": the OOM came while a state dict was gathered (FSDP's failed clone() warning)
+    during: str = ""               # "state_dict": the OOM came while a state dict was gathered (FSDP's failed clone() warning);
+                                   # "nccl_buffers": NCCL's own allocation failed ("NCCL WARN Cuda failure 2 'out of memory'")
 
 
 @fact

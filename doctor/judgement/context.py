@@ -128,10 +128,9 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
                             and f.get("errno") in ("IBV_WC_12", "IBV_WC_13")),
     # nvidia-smi's "No devices were found": the driver answers but brought up no GPU
     "no_gpu_initialised": ("cuda.error", lambda f: f.get("error") == "no_gpu_found"),
-    # NCCL's own device allocation failed ("Cuda failure 2 'out of memory'", "Failed to CUDA calloc ... bytes"): the GPU
-    # was full when NCCL set up its buffers; whose memory filled it the line does not say
-    "nccl_buffers_out_of_memory": ("nccl.warn", lambda f: "out of memory" in f.get("message")
-                                   or f.get("message").startswith(("Failed to CUDA calloc", "Failed to CUDA malloc"))),
+    # NCCL's own device allocation failed ("NCCL WARN Cuda failure 2 'out of memory'", probes/oom.py): the GPU was full
+    # when NCCL set up its buffers; whose memory filled it the line does not say
+    "nccl_buffers_out_of_memory": ("oom.event", lambda f: f.get("during") == "nccl_buffers"),
     # a shared-memory segment another process made could not be opened (PyTorch's "unable to open shared memory
     # object", NCCL's "Error while attaching to shared memory segment"): not a full /dev/shm, which fails the creator
     "shm_segment_not_opened": ("sys.call_failed", lambda f: f.get("call") == "shm_attach"),
