@@ -44,9 +44,9 @@ TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
 FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in \S+')
 # Lines that say "error" without being one: INFO chatter, counters, traceback frames, warnings.
 NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|errors?\s*[:=]\s*0\b"
-                        # a counter ("5 passed, 0 failed"), not an identifier ("replica 0 failed", XLA's words)
-                        r"|(?<!replica )(?<!rank )(?<!device )(?<!process )(?<!worker )(?<!node )(?<!GPU )"
-                        r"\b0 (?:errors?|failed|failures?)\b"
+                        # a counter of none, first in a line or in a list ("5 passed, 0 failed", "(..., 0 failed)");
+                        # not an identifier ("Execution of replica 0 failed", XLA's words)
+                        r"|(?:^|[,;:(]\s*)0 (?:errors?|failed|failures?)\b"
                         r"|^\s*File \"|warnings\.warn|#\s*Out of bounds"
                         r"|\bDEBUG\b|\bINFO\b(?!.*\bERROR\b)"
                         r"|^\s*\[?I\d{4} \d\d:\d\d:\d\d\.\d+ "   # glog/c10 severity I (info): "[I1203 06:26:06.01 ..."

@@ -49,10 +49,10 @@ def unexplained_lines(facts: list[Fact], findings: list[Finding]) -> list[Fact]:
     seen: set[str] = set()
     distinct = []
     for f in sorted(lines, key=lambda f: (f.origin.source, f.origin.line)):
-        if _shape(f.get("text")) in seen:
-            continue
-        seen.add(_shape(f.get("text")))
-        distinct.append(f)
+        shape = _shape(f.get("text"))
+        if shape not in seen:
+            seen.add(shape)
+            distinct.append(f)
     last = {f.origin.source: f for f in distinct}
     ends = [f for f in last.values() if f not in distinct[:MAX_LINES]]
     ends = ends[-MAX_LINES:]
