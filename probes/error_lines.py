@@ -37,6 +37,11 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # Open MPI's help texts ("Open MPI tried to bind a new process, but something went wrong.") and their field
     # "  Error message:     hwloc_set_cpubind returned ..." (ompi#12470)
     ("failed", re.compile(r"\bsomething went wrong\b|^\s*Error message:\s+\S")),
+    # a launcher reporting that a process it started exited badly: mpirun/prterun's "... exited with non-zero status",
+    # "1 process returned a non-zero exit code. Per user-direction, the job has been aborted." (nccl#241)
+    ("failed", re.compile(r"\b(?:exited with|returned(?: a)?) non-zero (?:exit )?(?:code|status)\b|\bjob has been aborted\b")),
+    # a severity tag of its own: libfabric's fabtests "[error] util/pingpong.c:1580: fi_av_insert: ..." (libfabric#12673)
+    ("error", re.compile(r"^\s*\[(?:error|ERROR)\]\s")),
 )
 # NCCL's NCCLCHECK trace at INFO level: a call returned a failing ncclResult_t (1 cuda .. 6 remote error).
 NCCL_TRACE = re.compile(r"NCCL INFO [\w/.\-]+\.(?:cc|cu|h|c|cpp):\d+(?: \([\w:~<>]+\))? -> [1-6]\b")   # 2.2x+: "(func)"
@@ -78,7 +83,7 @@ class ErrorLines(LineProbe):
     name = "error_lines"
     yields = ("log.error_line",)
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
-                "Failed", "Failure", "Fatal: ", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
+                "Failed", "Failure", "Fatal: ", "non-zero", "has been aborted", "[error]", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
                 "SIGBUS", "SIGKILL", "Process received signal", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "')
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
