@@ -11,13 +11,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from doctor.facts import Fact
 from doctor.facts.env import EnvVar, PackageVersion
 from doctor.facts.hostconf import KnownBug
 from doctor.facts.nccl import NcclError, NcclVersion
 from doctor.probing.lines import version_num
+from doctor.rulebase.load import read_data
 
 TABLE = Path(__file__).resolve().parents[1] / "rules" / "data" / "known_bugs.yaml"
 FAILURE_KINDS = ("nccl.error", "nccl.warn", "collective.timeout", "collective.stalled", "cuda.error", "sys.call_failed",
@@ -45,7 +44,7 @@ class Bug:
 @lru_cache(maxsize=1)
 def table(path: Path = TABLE) -> tuple[Bug, ...]:
     """The table, checked: every field present, a reference that is a URL, a regex that compiles."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = read_data(path)
     bugs = []
     for entry in data["bugs"]:
         missing = [f for f in _FIELDS if not entry.get(f)]

@@ -25,9 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-import yaml
-
 from doctor.judgement.evidence import CauseEvidence
+from doctor.rulebase.load import read_data
 from doctor.rulebase.model import Rule
 
 SCHEMA = "doctor.softmax/1"
@@ -188,7 +187,7 @@ def load(causes: dict[str, dict], rules: Iterable[Rule] = (), path: Path = WEIGH
     by with_priors() for the rules that fire."""
     model = base_model(rules, causes)
     if path.is_file():
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = read_data(path) or {}
         model.params = unflatten(data)
         model.temperature = float(data.get("temperature") or 1.0)
         model.unexplained = float(data.get("unexplained") or 0.0)

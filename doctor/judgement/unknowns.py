@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from doctor.engine import Finding
 from doctor.facts import Fact
+from doctor.rulebase.load import read_data
 
 DIFFERENTIALS = Path(__file__).resolve().parents[2] / "rules" / "differentials.yaml"
 MAX_LINES = 10
@@ -61,7 +60,7 @@ def unexplained_lines(facts: list[Fact], findings: list[Finding]) -> list[Fact]:
 
 @lru_cache(maxsize=1)
 def _data() -> dict:  # type: ignore[type-arg]
-    return yaml.safe_load(DIFFERENTIALS.read_text(encoding="utf-8")) or {}
+    return read_data(DIFFERENTIALS) or {}
 
 
 @lru_cache(maxsize=1)
