@@ -32,6 +32,9 @@ _CUDA: tuple[tuple[str, str], ...] = (
     ("no CUDA-capable device is detected", "no_visible_gpu"), ("No CUDA GPUs are available", "no_visible_gpu"),
     ("CUDA_ERROR_NO_DEVICE", "no_visible_gpu"),
     ("libcuda.so", "lib_missing"), ("libnccl.so", "lib_missing"), ("libcudart.so", "lib_missing"),
+    # XLA's words when its dlopen of libnccl failed: "NCCL operation ncclGetUniqueId(&id) failed: Unable to load NCCL
+    # library. Multi-GPU collectives will not work." (jax#18391: a jaxlib install that no longer vendors NCCL)
+    ("Unable to load NCCL library", "lib_missing"),
     ("undefined symbol: nccl", "symbol_missing"), ("undefined symbol: cuda", "symbol_missing"),
     # the linker's words for the same miss: a shared library built against a newer NCCL than the one linked
     # ("ld: .../libtorch_cuda.so: undefined reference to `ncclWaitSignal'"); an object of the program itself that
@@ -171,8 +174,8 @@ class CudaErrors(LineProbe):
             return
         for words, kind in _CUDA:
             if words in line:
-                if kind == "lib_missing" and "cannot open shared object" not in line and "not found" not in line:
-                    continue
+                if words.endswith(".so") and "cannot open shared object" not in line and "not found" not in line:
+                    continue   # a library named, not missing
                 if kind == "lib_missing" and _NCCL_CUDA_LOOKUP in line:
                     continue   # NCCL's own dlopen of the unversioned name, not the process's CUDA (see _NCCL_CUDA_LOOKUP)
                 self.ctx.emit(CudaError, line_no, line, error=kind, detail=words)
