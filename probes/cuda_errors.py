@@ -18,7 +18,7 @@ from doctor.probing.regex import lazy_compile
 
 _CUDA: tuple[tuple[str, str], ...] = (
     ("driver version is insufficient", "driver_insufficient"), ("cudaErrorInsufficientDriver", "driver_insufficient"),
-    ("NVIDIA driver on your system is too old", "driver_insufficient"), ("forward compatibility was attempted", "driver_insufficient"),
+    ("NVIDIA driver on your system is too old", "driver_insufficient"), ("Insufficient CUDA driver", "driver_insufficient"), ("forward compatibility was attempted", "driver_insufficient"),
     # cudaErrorCallRequiresNewerDriver (36): the runtime calls an API the installed driver does not have
     ("API call is not supported in the installed CUDA driver", "driver_insufficient"),
     # cudaErrorUnsupportedPtxVersion (222): the code's PTX comes from a CUDA newer than the driver can compile
@@ -35,6 +35,13 @@ _CUDA: tuple[tuple[str, str], ...] = (
     # XLA's words when its dlopen of libnccl failed: "NCCL operation ncclGetUniqueId(&id) failed: Unable to load NCCL
     # library. Multi-GPU collectives will not work." (jax#18391: a jaxlib install that no longer vendors NCCL)
     ("Unable to load NCCL library", "lib_missing"),
+    # PyTorch's own words when a CUDA call reaches a build made without CUDA (a CPU-only wheel or conda build):
+    # "AssertionError: Torch not compiled with CUDA enabled" from torch/cuda/__init__.py (detectron2#460)
+    ("Torch not compiled with CUDA enabled", "torch_without_cuda"),
+    # PyTorch's words when cuInit failed with CUDA_ERROR_UNKNOWN (999): "UserWarning: CUDA initialization: CUDA unknown
+    # error - this may be due to an incorrectly set up environment ... Setting the available devices to be zero." (and
+    # the same as a RuntimeError). The driver itself is in a bad state; which way, the line does not say (a narrowing sign)
+    ("CUDA unknown error - this may be due to an incorrectly set up environment", "init_unknown"),
     ("undefined symbol: nccl", "symbol_missing"), ("undefined symbol: cuda", "symbol_missing"),
     # the linker's words for the same miss: a shared library built against a newer NCCL than the one linked
     # ("ld: .../libtorch_cuda.so: undefined reference to `ncclWaitSignal'"); an object of the program itself that
@@ -43,7 +50,8 @@ _CUDA: tuple[tuple[str, str], ...] = (
     ("GPU is lost", "fell_off_bus"), ("Unable to determine the device handle", "fell_off_bus"),
     # nvidia-smi's words when no driver answers: the module is not loaded (or does not match), or the GPU it
     # should drive did not come up on the bus
-    ("couldn't communicate with the NVIDIA driver", "driver_unreachable"),
+    # (without its apostrophe: pasted text may carry a typographic one, "couldn‘t", qixuema/envs#4)
+    ("communicate with the NVIDIA driver", "driver_unreachable"),
     # nvidia-smi's words when the driver answers but brought up no GPU (NVML counts none): the driver does not support
     # this GPU or kernel, the GPU failed to initialise (RmInitAdapter), its VBIOS/firmware is too old for the driver,
     # or a container was given no GPU. No rule names one of these: a narrowing sign (context.NARROWING_SIGNS)

@@ -131,3 +131,37 @@ def test_rm_init_adapter_failed_is_the_no_gpu_differential() -> None:
     assert narrowing_sign(report.facts) == "no_gpu_initialised"
     assert "gpu_hw_fault" in [d.cause for d in report.diagnoses[:3]]
     assert all(d.confidence < 0.5 for d in report.diagnoses)
+
+
+# nvidia-smi's "couldn't communicate with the NVIDIA driver" in five threads, three causes (held-out batch CJ showed
+# GPU004's gpu_hw_fault first on the two where a module was not built or a container had no GPU runtime)
+DRIVER_UNREACHABLE = {"driver-manylinux-cuda-5-driver-in-image": "cuda_driver_mismatch",            # a driver baked into an image
+                      "driver-qixuema-envs-4-dkms-module-not-built": "cuda_driver_mismatch",         # typographic apostrophe
+                      "rank-bigdata-108-plain-docker-no-gpu": "rank_config_error",                   # docker without the runtime
+                      "rank-model-angelo-60-slurm-job-without-gpu": "rank_config_error",             # a Slurm job without a GPU
+                      "pcie-cyclenerd-miner-40": "gpu_hw_fault"}                                      # a GPU on a riser (also acceptable)
+# PyTorch's "CUDA initialization: CUDA unknown error": a driver installed without a reboot, or its state after a suspend
+CUDA_INIT_UNKNOWN = {"driver-pytorch-49081-no-reboot-after-driver-install": "cuda_driver_mismatch",
+                     "driver-singularity-5966-cuda-unknown-error-driver-reinstall": "cuda_driver_mismatch",
+                     "hw-pytorch-88639-cuda-unknown-after-suspend": "gpu_hw_fault",
+                     "hw-pytorch-159954-cuda-unknown-reload-uvm": "gpu_hw_fault",
+                     "hw-stableswarmui-153-cuda-unknown-after-sleep": "gpu_hw_fault"}
+# Lightning counting no GPU: a CPU-only PyTorch in both threads (lightning#899 with its conda list, Deep-Packet#4)
+NONE_COUNTED = {"driver-lightning-899-cpu-pytorch-gpus-requested": "cuda_driver_mismatch",
+                "driver-deep-packet-4-cpuonly-pytorch-build": "cuda_driver_mismatch"}
+SIGNED = [("driver_unreachable", c, k) for c, k in DRIVER_UNREACHABLE.items()] + \
+         [("cuda_init_unknown_error", c, k) for c, k in CUDA_INIT_UNKNOWN.items()] + \
+         [("framework_counts_no_gpu", c, k) for c, k in NONE_COUNTED.items()]
+
+
+@pytest.mark.parametrize("sign,case,cause", SIGNED, ids=[c for _, c, _ in SIGNED])
+def test_a_driver_level_line_gives_its_differential_not_one_cause(sign: str, case: str, cause: str) -> None:
+    """The line says the GPU stack failed, not why: no rule names a cause from it (before: GPU004's gpu_hw_fault or
+    CUDA002 on nvidia-smi's line, nothing at all on PyTorch's warning, RANK002's ordinal error on Lightning's empty
+    list); the sign's causes are the guesses, the thread's cause among them, each with its check."""
+    report = diagnose_files([str(REPO / "fixtures" / "cases" / case / "input")])
+    assert not report.healthy and narrowing_sign(report.facts) == sign
+    assert cause in sign_causes()[sign]
+    assert not any(d.rules for d in report.diagnoses)
+    assert cause in [d.cause for d in report.diagnoses[:3]]
+    assert report.differential is not None and report.differential.symptom == sign

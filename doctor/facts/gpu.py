@@ -9,7 +9,9 @@ from doctor.facts.base import Fact, fact
 class CudaError(Fact):
     """kind: driver_insufficient | launch_failure | device_busy | illegal_address | no_device | ecc | lib_missing |
     context_oom (creating the CUDA context ran out of memory) | driver_unreachable (nvidia-smi reaches no driver) | no_gpu_found (nvidia-smi: the driver brought up no GPU) |
-    no_visible_gpu (the CUDA driver answered and counted no GPU this process may use) | nvml_unknown (NVML failed with 'Unknown Error') |
+    no_visible_gpu (the CUDA driver answered and counted no GPU this process may use) | torch_without_cuda (PyTorch
+    was built without CUDA) | none_counted (a framework counted no GPU, in its own words, without saying why) | init_unknown (CUDA's
+    initialisation failed with its "unknown error": the driver is in a bad state) | nvml_unknown (NVML failed with 'Unknown Error') |
     arch_unsupported (the framework's build has no kernels for this GPU's compute capability) |
     driver_library_mismatch (the NVIDIA userspace, NVML or libcuda, is of another driver version than the loaded
     kernel module) | ipc_open_invalid (an MPI library could not open a peer rank's CUDA IPC handle: INVALID_VALUE) | other."""

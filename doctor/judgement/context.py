@@ -136,6 +136,16 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
     "shm_segment_not_opened": ("sys.call_failed", lambda f: f.get("call") == "shm_attach"),
     # NVML's "Failed to initialize NVML: Unknown Error": the library loaded, the devices could not be opened
     "nvml_unknown_error": ("cuda.error", lambda f: f.get("error") == "nvml_unknown"),
+    # a framework counted no GPU and says only that (Lightning's "GPUs requested but none are available", "But your
+    # machine only has: []"): torch.cuda.device_count() was 0, for one of three reasons it cannot tell apart
+    "framework_counts_no_gpu": ("cuda.error", lambda f: f.get("error") == "none_counted"),
+    # nvidia-smi's "couldn't communicate with the NVIDIA driver": no kernel module answered (not built or not loaded),
+    # the container or job was given no GPU, or the GPU did not come up (nvidia#5, qixuema#4, bigdata#108, angelo#60,
+    # cyclenerd#40: three causes)
+    "driver_unreachable": ("cuda.error", lambda f: f.get("error") == "driver_unreachable"),
+    # PyTorch's "CUDA initialization: CUDA unknown error": cuInit failed with CUDA_ERROR_UNKNOWN (pytorch#49081, #88639,
+    # #159954, singularity#5966, stableswarmui#153: a driver installed without a reboot, or its state after a suspend)
+    "cuda_init_unknown_error": ("cuda.error", lambda f: f.get("error") == "init_unknown"),
 }
 
 # What each sign means, beside the line that shows it in a guess's evidence.
@@ -148,6 +158,13 @@ NARROWING_NOTES: dict[str, str] = {
                               "(a race of the sharing strategy, a bug) or the open-file limit was reached",
     "nvml_unknown_error": "NVML could not open the GPUs for a reason it does not name: a container that lost its device "
                           "access, one started without GPUs, or a broken driver install",
+    "framework_counts_no_gpu": "the framework counted no GPU (torch.cuda.device_count() was 0): a PyTorch build without "
+                               "CUDA, no usable driver, or GPUs hidden from the process",
+    "driver_unreachable": "nvidia-smi reached no NVIDIA kernel driver: the module is not built or not loaded, the "
+                          "container or job was given no GPU, or the GPU did not come up",
+    "cuda_init_unknown_error": "CUDA could not initialise and does not say why (CUDA_ERROR_UNKNOWN): the driver's state "
+                               "after a suspend or a fault, a driver installed or upgraded without a reboot, or devices "
+                               "missing in a container",
     "ib_retries_exceeded": "the HCA ran out of retries reaching its peer: the two NICs cannot talk (a port, the path, "
                            "the fabric, the MTU or the RoCE GID), not NCCL or the job",
 }

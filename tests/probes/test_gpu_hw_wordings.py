@@ -56,3 +56,26 @@ def test_nccls_own_libcuda_lookup_is_no_missing_driver() -> None:
 
 def test_the_loaders_missing_libcuda_stays_read() -> None:
     assert errors(LOADER_LIBCUDA_MISSING) == ["lib_missing"]
+
+
+# fixtures/cases/driver-qixuema-envs-4-dkms-module-not-built: the same message pasted with a typographic apostrophe
+NVIDIA_SMI_NO_DRIVER_TYPOGRAPHIC = ("NVIDIA-SMI has failed because it couldn\u2018t communicate with the NVIDIA driver. Make "
+                                    "sure that the latest NVIDIA driver is installed and running.\n")
+# fixtures/cases/driver-ethminer-1640-cuda10-on-driver396: a CUDA 10.0 miner on driver 396 (CUDA 9.2)
+INSUFFICIENT_DRIVER = "  CUDA error: Insufficient CUDA driver: 9020\n"
+# fixtures/cases/driver-detectron2-460-torch-not-compiled-cuda: a CPU-only PyTorch asked for the GPU
+TORCH_WITHOUT_CUDA = "AssertionError: Torch not compiled with CUDA enabled\n"
+# fixtures/cases/hw-pytorch-88639-cuda-unknown-after-suspend: cuInit's CUDA_ERROR_UNKNOWN in PyTorch's warning
+CUDA_INIT_UNKNOWN = ("/opt/anaconda3/lib/python3.8/site-packages/torch/cuda/__init__.py:88: UserWarning: CUDA initialization: "
+                     "CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable "
+                     "CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.\n")
+
+
+def test_the_typographic_apostrophe_is_the_same_message() -> None:
+    assert errors(NVIDIA_SMI_NO_DRIVER_TYPOGRAPHIC) == ["driver_unreachable"]
+
+
+def test_more_driver_and_build_wordings() -> None:
+    assert errors(INSUFFICIENT_DRIVER) == ["driver_insufficient"]
+    assert errors(TORCH_WITHOUT_CUDA) == ["torch_without_cuda"]
+    assert errors(CUDA_INIT_UNKNOWN) == ["init_unknown"]

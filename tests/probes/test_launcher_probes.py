@@ -172,3 +172,22 @@ def test_slots_refusal_read_without_its_first_word_and_against_the_printed_alloc
     assert whats == [["slots: Open MPI has fewer slots than the ranks requested"],
                      ["slots-listed: mpirun refused 144 ranks while its allocation lists 144 free slots on 4 nodes"],
                      ["slots: Open MPI has fewer slots than the 8 ranks requested"]]
+
+
+# lightning#899 (fixtures/cases/driver-lightning-899-cpu-pytorch-gpus-requested): a CPU-only PyTorch under Lightning 0.7
+LIGHTNING_EMPTY = ("pytorch_lightning.utilities.debugging.MisconfigurationException: \n"
+                   "            You requested GPUs: [0]\n"
+                   "            But your machine only has: []\n")
+# Deep-Packet#4 (fixtures/cases/driver-deep-packet-4-cpuonly-pytorch-build)
+LIGHTNING_NONE = "pytorch_lightning.utilities.exceptions.MisconfigurationException: GPUs requested but none are available.\n"
+LIGHTNING_FEWER = ("lightning_fabric.utilities.exceptions.MisconfigurationException: You requested gpu: [0, 1, 2, 3]\n"
+                   " But your machine only has: [0, 1]\n")
+
+
+def test_lightning_counting_no_gpu_is_no_ordinal_error() -> None:
+    from probes.lightning import Lightning
+    kinds = lambda text: [(f.KIND, f.get("error") if f.KIND == "cuda.error" else f.get("device"))   # noqa: E731
+                          for f in parse_lines(Lightning, text)]
+    assert kinds(LIGHTNING_EMPTY) == [("cuda.error", "none_counted")]
+    assert kinds(LIGHTNING_NONE) == [("cuda.error", "none_counted")]
+    assert kinds(LIGHTNING_FEWER) == [("launch.ordinal_error", 3)]
