@@ -20,7 +20,7 @@ from collections import deque
 from doctor.facts.logline import ErrorLine
 from doctor.probing.contract import LineProbe
 from doctor.probing.lines import who
-from probes.nccl_errors import NOTICE_WARNS
+from probes.nccl_errors import NOTICE_WARNS, RAS_NOTICE
 
 FIRST, LAST = 12, 8         # lines kept per input: the first failures and the last (a traceback's end)
 
@@ -46,6 +46,13 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # NCCL's NCCLCHECK trace at INFO level: a call returned a failing ncclResult_t (1 cuda .. 6 remote error).
 NCCL_TRACE = re.compile(r"NCCL INFO [\w/.\-]+\.(?:cc|cu|h|c|cpp):\d+(?: \([\w:~<>]+\))? -> [1-6]\b")   # 2.2x+: "(func)"
 TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
+# Open MPI's help blocks that say of themselves they are no failure: "WARNING: Open MPI tried to bind a process but
+# failed.  This is a / warning only; your job will continue, though performance may be degraded." (g-adopt#219): the
+# block's lines (its title two lines up, its "Error message:" field below) are not failure lines. The block ends at its
+# dashed rule or after WARNING_ONLY_SPAN lines.
+WARNING_ONLY = re.compile(r"\bwarning only\b", re.IGNORECASE)
+WARNING_ONLY_SPAN = 10
+BLOCK_RULE = re.compile(r"^\s*-{20,}\s*$")
 FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in \S+')
 # Lines that say "error" without being one: INFO chatter, counters, traceback frames, warnings.
 NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|errors?\s*[:=]\s*0\b"
@@ -74,6 +81,8 @@ def classify(line: str) -> str:
         return ""
     if "WARN" in rest and any(notice in rest for notice in NOTICE_WARNS):   # an old NCCL's notice, INFO since 2.5
         return ""
+    if "ras/" in rest and RAS_NOTICE.search(rest):   # NCCL's RAS socket taken by another rank of the node: a notice
+        return ""
     if "NETLINK" in rest and any(notice in rest for notice in NOTHING_HERE.values()):
         return ""
     return next((form for form, pattern in FORMS if pattern.search(rest)), "")
@@ -84,15 +93,26 @@ class ErrorLines(LineProbe):
     yields = ("log.error_line",)
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
                 "Failed", "Failure", "Fatal: ", "non-zero", "has been aborted", "[error]", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
-                "SIGBUS", "SIGKILL", "Process received signal", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "')
+                "SIGBUS", "SIGKILL", "Process received signal", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
+                "warning only", "WARNING ONLY", "Warning only", "--------------------")
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
         self.first: list[tuple[int, str, str]] = []
         self.last: deque[tuple[int, str, str]] = deque(maxlen=LAST)
         self.open_traceback: tuple[int, str] | None = None   # a traceback's header or last frame, no exception yet
+        self.quiet_until = 0          # inside a help block that calls itself a warning only: its lines are no failure
 
     def feed(self, line_no: int, line: str) -> None:
+        if BLOCK_RULE.match(line):
+            self.quiet_until = 0
+            return
+        if WARNING_ONLY.search(line):
+            self._forget_from(line_no - 2)
+            self.quiet_until = line_no + WARNING_ONLY_SPAN
+            return
+        if line_no <= self.quiet_until:
+            return
         if TRACEBACK.search(line) or FRAME.match(who(line, "").body):
             self.open_traceback = (line_no, line)
             return
@@ -101,6 +121,11 @@ class ErrorLines(LineProbe):
             return
         self.open_traceback = None   # the traceback ended in an error line of its own
         self._keep(line_no, line, form)
+
+    def _forget_from(self, line_no: int) -> None:
+        """Drop the lines kept from line_no on (the start of a block that turned out to be a warning only)."""
+        self.first = [k for k in self.first if k[0] < line_no]
+        self.last = deque((k for k in self.last if k[0] < line_no), maxlen=LAST)
 
     def _keep(self, line_no: int, line: str, form: str) -> None:
         if len(self.first) < FIRST:

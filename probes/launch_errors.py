@@ -17,6 +17,7 @@ from doctor.facts.launch import (BindError, ConnectError, DeviceMismatch, Device
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import address_class, errno_of
 from doctor.probing.regex import lazy_compile
+from probes.nccl_errors import RAS_NOTICE
 
 # A pasted log wrapped at the terminal's width can end the line after the host: '... connect to (172.17.0.2' / ', 44737).'
 _CLIENT_TIMEOUT = lazy_compile(r"client socket has timed out after \d+\s*m?s while trying to connect to "
@@ -216,7 +217,7 @@ class LaunchErrors(LineProbe):
         if m:
             self.ctx.emit(ResolveError, n, line, host=m["host"].strip(), port=int(m["port"]))
             return True
-        if _RESOLVE_OLD.search(line):
+        if _RESOLVE_OLD.search(line) and "ssh: Could not resolve hostname" not in line:   # ssh's own: remote_shell reads it
             self.ctx.emit(ResolveError, n, line, host="")
             return True
         if m := _RESOLVE_SLURM.search(line):
@@ -225,6 +226,8 @@ class LaunchErrors(LineProbe):
         return False
 
     def _bind(self, n: int, line: str) -> bool:
+        if "ras/" in line and RAS_NOTICE.search(line):   # NCCL's RAS socket, not the job's port (probes/nccl_errors.py)
+            return False
         m = _ACCELERATE_PORT.search(line)
         if m:                      # accelerate checks the port itself before torch binds it
             self.ctx.emit(BindError, n, line, host="", port=int(m["port"]))

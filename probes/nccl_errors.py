@@ -53,6 +53,11 @@ _THREAD = lazy_compile(r"^\s*(?P<t>[\w.\-]+:\d+:\d+) ")
 # NCCL goes on with sockets (the maintainers on nccl#259: information, not an error). nccl_log reads the notice as
 # nccl.ib_unavailable; it is no NCCL failure line.
 NOTICE_WARNS = ("Failed to open libibverbs.so",)
+# NCCL 2.24+'s RAS (its reliability service) listens on localhost:28028 once per node; a rank that finds the port taken
+# by another rank of the node warns "ras/client_support.cc:181 NCCL WARN Call to bind failed: Address already in use",
+# then "NCCL INFO RAS failed to establish a client listening socket at localhost:28028", and goes on (nccl#2397's
+# working run): a notice, not the job's port in use and no NCCL failure
+RAS_NOTICE = lazy_compile(r"\bras/\w+\.cc:\d+ NCCL WARN Call to (?:bind|listen) failed")
 
 
 _BARE_WARNS = ("Failed to find reverse path", "Could not find a path for pattern", "Could not find NET with id",
@@ -104,6 +109,8 @@ class NcclErrors(LineProbe):
         self.connect_gid: dict[str, tuple[int, str]] = {}   # host:pid:tid -> the GID its last QP connect used
 
     def feed(self, line_no: int, line: str) -> None:
+        if "ras/" in line and RAS_NOTICE.search(line):
+            return
         self._framework_error(line_no, line)
         m = _WARN.search(line) if "WARN" in line else None   # the regex tries every position: NCCL's 'qpn' lines are many
         if m:

@@ -5,6 +5,7 @@ Sample input:
     ssh: connect to host node1 port 22: Connection refused
     node2: ssh: connect to host node2 port 22: Connection timed out          (pdsh prefixes the host)
     ssh: Could not resolve hostname node9: Name or service not known
+    ssh: Could not resolve hostname localhost:4: Temporary failure in name resolution   (host:slots given to ssh)
     worker-1: root@worker-1: Permission denied (publickey,password).
     Host key verification failed.
     pdsh@node1: node2: ssh exited with exit code 255
@@ -21,7 +22,10 @@ from doctor.probing.lines import address_class
 from doctor.probing.regex import lazy_compile
 
 _CONNECT = lazy_compile(r"ssh: connect to host (?P<host>\S+) port (?P<port>\d+): (?P<err>.+?)\s*$")
-_RESOLVE = lazy_compile(r"ssh: Could not resolve hostname (?P<host>[^:\s]+):")
+# "ssh: Could not resolve hostname localhost:4: ..." is no name missing from DNS: a launcher's host:slots (horovodrun -H
+# localhost:4) reached ssh whole, because the mpirun in use does not parse that syntax (an Open MPI before 1.x/2.x, the
+# maintainers on horovod#1691; athena#139 upgraded Open MPI)
+_RESOLVE = lazy_compile(r"ssh: Could not resolve hostname (?P<host>[^:\s]+)(?P<slots>:\d+)?:")
 _DENIED = lazy_compile(r"(?:(?<![\w.\-])(?P<who>[\w.\-]+@[\w.\-]+): )?Permission denied \((?P<methods>[\w,\-]+)\)")
 _PDSH = lazy_compile(r"pdsh@(?P<launcher_host>[\w.\-]+): (?P<host>[\w.\-]+): ssh exited with exit code (?P<code>\d+)")
 _NOT_FOUND = lazy_compile(r"(?:bash|sh|zsh)(?:: line \d+)?: (?P<cmd>orted|prted|python3?|deepspeed|horovodrun|torchrun)"
@@ -48,7 +52,9 @@ class RemoteShell(LineProbe):
             loopback, link_local = address_class(host)
             self.ctx.emit(ConnectError, line_no, line, host=host, port=int(m["port"]), outcome=outcome_of(m["err"]),
                           transport="ssh", loopback=loopback, link_local=link_local)
-        elif (m := _RESOLVE.search(line)):
+        elif (m := _RESOLVE.search(line)) and m["slots"]:
+            self.ctx.emit(RemoteLaunchError, line_no, line, launcher="ssh", host=m["host"] + m["slots"], reason="host_slots")
+        elif m:
             self.ctx.emit(ResolveError, line_no, line, host=m["host"], port=22)
         elif (m := _DENIED.search(line)):
             host = (m["who"] or "").split("@")[-1] or self._prefix_host(line)

@@ -30,7 +30,7 @@ class RemoteLaunchError(Fact):
     KIND = "launch.remote_error"
     launcher: str = ""             # pdsh | ssh | mpirun | horovodrun | deepspeed
     host: str = ""
-    reason: str = ""               # auth | host_key | not_found | daemon | other
+    reason: str = ""               # auth | host_key | not_found | daemon | host_slots (a host:slots reached ssh) | other
 
 
 @fact

@@ -58,6 +58,7 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("worker.bus_error", _always, "crash"),
     ("net.bind_error", _always, "crash"),
     ("launch.config_error", _always, "crash"),
+    ("launch.remote_error", _always, "crash"),   # the launcher could not start processes on a host (ssh, pdsh)
     ("trace.frame", lambda f: f.get("activity") == "process_group_setup", "init_timeout"),   # a traceback through
     # process-group setup whose own error line names nothing more specific
     ("nccl.init_unfinished", _always, "hang"),   # NCCL's output stops inside init with nothing after it

@@ -1,0 +1,69 @@
+"""Lines that look like failures and say of themselves they are none, and a host name that is a slot count
+(issue 12, held-out batches CL and CM; each scored before this reading).
+
+Real text:
+- NVIDIA/nccl#2397's working run (fixtures/cases/healthy-nccl-2397-roce-2node-4rank-allreduce): NCCL's RAS socket on
+  localhost:28028 taken by another rank of the node; NET005 read it as the job's port in use (port_in_use 0.99).
+- g-adopt#219 (fixtures/cases/healthy-g-adopt-219-ompi-memory-bind-warning): Open MPI's memory-binding help block, "This
+  is a warning only; your job will continue"; its lines made a crash (known_software_bug 0.59).
+- athena#139 (fixtures/cases/bug-athena-139-horovod-ssh-localhost-slots-old-openmpi): 'ssh: Could not resolve hostname
+  localhost:4' - horovodrun's host:slots reached ssh through an old mpirun; NET004 read an unresolvable master address.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from doctor.diagnose import diagnose_files
+from doctor.probing.contract import parse_lines
+from probes.error_lines import ErrorLines, classify
+from probes.launch_errors import LaunchErrors
+from probes.nccl_errors import NcclErrors
+from probes.remote_shell import RemoteShell
+
+CASES = Path(__file__).resolve().parents[2] / "fixtures" / "cases"
+RAS_BIND = ("[2026-09-09 11:29:56] ubuntu2:321049:321049 [0] ras/client_support.cc:181 NCCL WARN Call to bind failed: "
+            "Address already in use\n")
+BOOTSTRAP_BIND = "node1:1234:1234 [0] misc/socket.cc:434 NCCL WARN Call to bind failed : Address already in use\n"
+OMPI_WARNING_ONLY = ("--------------------------------------------------------------------------\n"
+                     "WARNING: Open MPI tried to bind a process but failed.  This is a\n"
+                     "warning only; your job will continue, though performance may\n"
+                     "be degraded.\n"
+                     "\n"
+                     "  Local host:        f975c993487e\n"
+                     "  Error message:     failed to bind memory\n"
+                     "--------------------------------------------------------------------------\n")
+OMPI_ABORT = ("--------------------------------------------------------------------------\n"
+              "Open MPI tried to bind a new process, but something went wrong.  The\n"
+              "process was killed without launching the target application.  Your job\n"
+              "will now abort.\n"
+              "\n"
+              "  Error message:     hwloc_set_cpubind returned \"Error\" for bitmap \"2,114\"\n")
+SSH_SLOTS = "ssh: Could not resolve hostname localhost:4: Temporary failure in name resolution\n"
+SSH_HOST = "ssh: Could not resolve hostname node9: Name or service not known\n"
+
+
+def test_nccl_ras_socket_taken_is_a_notice() -> None:
+    assert classify(RAS_BIND) == ""
+    assert parse_lines(NcclErrors, RAS_BIND) == []
+    assert [f for f in parse_lines(LaunchErrors, RAS_BIND) if f.KIND == "net.bind_error"] == []
+    # NCCL's bootstrap socket taken is the job's own failure, read as before
+    assert classify(BOOTSTRAP_BIND) == "nccl_warn"
+    assert [f.KIND for f in parse_lines(LaunchErrors, BOOTSTRAP_BIND)] == ["net.bind_error"]
+
+
+def test_a_help_block_that_is_a_warning_only_is_no_failure() -> None:
+    assert parse_lines(ErrorLines, OMPI_WARNING_ONLY) == []
+    assert [f.get("form") for f in parse_lines(ErrorLines, OMPI_ABORT)] == ["failed", "failed"]
+
+
+def test_host_slots_reaching_ssh_is_no_unresolvable_host() -> None:
+    assert [(f.KIND, f.get("reason")) for f in parse_lines(RemoteShell, SSH_SLOTS)] == [("launch.remote_error", "host_slots")]
+    assert [f.KIND for f in parse_lines(LaunchErrors, SSH_SLOTS)] == []
+    assert [(f.KIND, f.get("host")) for f in parse_lines(RemoteShell, SSH_HOST)] == [("net.resolve_error", "node9")]
+
+
+def test_the_cases() -> None:
+    for healthy in ("healthy-nccl-2397-roce-2node-4rank-allreduce", "healthy-g-adopt-219-ompi-memory-bind-warning"):
+        assert diagnose_files([str(CASES / healthy / "input")]).healthy, healthy
+    report = diagnose_files([str(CASES / "bug-athena-139-horovod-ssh-localhost-slots-old-openmpi" / "input")])
+    assert report.diagnoses[0].cause == "known_software_bug" and "MPI840" in report.diagnoses[0].rules
