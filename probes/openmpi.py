@@ -59,6 +59,11 @@ _UCX_NONE = lazy_compile(r"UCX\s+ERROR\s+no usable transports/devices \(asked \S
 _UCX_CONNECT = lazy_compile(r"UCX\s+ERROR.*?(?P<host>\d{1,3}(?:\.\d{1,3}){3}):(?P<port>\d+)\)? failed:? (?P<err>.+)$")
 _CUDA_REQUESTED = lazy_compile(r"requested CUDA support with the --mca mpi_cuda_support 1 flag")
 _CUDA_BUILT = lazy_compile(r"(?:opal|mpi)_built_with_cuda_support(?::value:|\" \(current value: \")(?P<v>true|false)")
+# Open MPI could not bind a process it launched to the CPUs it chose, and killed it: "Open MPI tried to bind a new
+# process, but something went wrong. The process was killed without launching the target application." with its
+# field 'Error message: hwloc_set_cpubind returned "Error" for bitmap "2,114"' (ompi#12470, spd#246, MFC#1834). Not
+# "tried to bind a process but failed. This is a warning only" (memory binding, the job goes on)
+_BIND = lazy_compile(r'hwloc_set_cpubind returned "Error"[^\n]*|Open MPI tried to bind a new process')
 _SRUN_PMI = lazy_compile(r"direct launched using \"?srun\"?")
 _PMIX = lazy_compile(r"(?P<what>PMIX ERROR: [\w\-]+|PMIx_Init failed|PMI2?_Init failed to intiali[sz]e|OPAL ERROR: \w+ in file pmix\w*)")
 _SIGNAL = lazy_compile(r"(?:mpirun|prterun) noticed that process rank (?P<rank>\d+) with PID \d+ on node (?P<node>\S+) "
@@ -87,7 +92,7 @@ class OpenMpi(LineProbe):
                 "Match incoming connection from", "UCX", "mpi_cuda_support",
                 "built_with_cuda_support", "direct launched using", "PMIX ERROR", "PMIx_Init", "PMI_Init", "PMI2_Init",
                 "OPAL ERROR", "noticed that process rank", "-mca ", "--mca ", "not enough slots available",
-                "ALLOCATED NODES", "slots_inuse=")
+                "ALLOCATED NODES", "slots_inuse=", "hwloc_set_cpubind returned", "tried to bind a new process")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -195,6 +200,8 @@ class OpenMpi(LineProbe):
             self.ctx.emit(MpiCudaSupport, n, line, node=self._node(line), built=False, requested=True, source="runtime")
         elif (m := _CUDA_BUILT.search(line)):
             self.ctx.emit(MpiCudaSupport, n, line, built=m["v"] == "true", source="ompi_info")
+        elif (m := _BIND.search(line)):
+            self.ctx.emit(LaunchConfigError, n, line, node=self._node(line), what=f"binding: {m.group(0).strip()[:120]}")
         elif _SRUN_PMI.search(line):
             self.ctx.emit(LaunchConfigError, n, line, node=self._node(line),
                           what="MPI: direct-launched by srun, but Open MPI lacks Slurm's PMI support")

@@ -149,7 +149,13 @@ CUDA_INIT_UNKNOWN = {"driver-pytorch-49081-no-reboot-after-driver-install": "cud
 # Lightning counting no GPU: a CPU-only PyTorch in both threads (lightning#899 with its conda list, Deep-Packet#4)
 NONE_COUNTED = {"driver-lightning-899-cpu-pytorch-gpus-requested": "cuda_driver_mismatch",
                 "driver-deep-packet-4-cpuonly-pytorch-build": "cuda_driver_mismatch"}
+# Open MPI killing a process it could not bind (hwloc_set_cpubind returned "Error"): a binding outside the job's CPUs
+# (spd#246, MFC#1834) or Open MPI's bundled hwloc under Slurm's cgroup (ompi#12470); before, healthy or RANK007
+BINDING = {"rank-spd-246-mpirun-bind-outside-slurm-cpuset": "rank_config_error",
+           "rank-mfc-1834-mpirun-bind-partial-slurm-cpuset": "rank_config_error",
+           "ksb-ompi-12470-internal-hwloc-slurm-cgroup-bind": "known_software_bug"}
 SIGNED = [("driver_unreachable", c, k) for c, k in DRIVER_UNREACHABLE.items()] + \
+         [("process_binding_failed", c, k) for c, k in BINDING.items()] + \
          [("cuda_init_unknown_error", c, k) for c, k in CUDA_INIT_UNKNOWN.items()] + \
          [("framework_counts_no_gpu", c, k) for c, k in NONE_COUNTED.items()]
 

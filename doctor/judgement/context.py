@@ -147,6 +147,9 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
     # PyTorch's "CUDA initialization: CUDA unknown error": cuInit failed with CUDA_ERROR_UNKNOWN (pytorch#49081, #88639,
     # #159954, singularity#5966, stableswarmui#153: a driver installed without a reboot, or its state after a suspend)
     "cuda_init_unknown_error": ("cuda.error", lambda f: f.get("error") == "init_unknown"),
+    # Open MPI killed a process it could not bind to its CPUs (hwloc_set_cpubind returned "Error"): a binding outside
+    # the CPUs the job was given (Slurm's cgroup), or Open MPI's bundled hwloc under Slurm (ompi#12470, spd#246, MFC#1834)
+    "process_binding_failed": ("launch.config_error", lambda f: str(f.get("what")).startswith("binding: ")),
 }
 
 # What each sign means, beside the line that shows it in a guess's evidence.
@@ -166,6 +169,8 @@ NARROWING_NOTES: dict[str, str] = {
     "cuda_init_unknown_error": "CUDA could not initialise and does not say why (CUDA_ERROR_UNKNOWN): the driver's state "
                                "after a suspend or a fault, a driver installed or upgraded without a reboot, or devices "
                                "missing in a container",
+    "process_binding_failed": "Open MPI could not bind a process to the CPUs it chose and killed it: the binding asks "
+                              "for CPUs the job was not given, or the library's hwloc misreads the job's CPU set",
     "ib_retries_exceeded": "the HCA ran out of retries reaching its peer: the two NICs cannot talk (a port, the path, "
                            "the fabric, the MTU or the RoCE GID), not NCCL or the job",
 }
