@@ -40,6 +40,9 @@ _GID_INDEX = lazy_compile(r"GID index (?P<i>\d+)")
 _DEV = lazy_compile(r"on dev (?P<dev>[\w\-]+(?::\d+)?)")
 _LOCAL_GID = lazy_compile(r"local GID (?P<g>[0-9a-fA-F:.]+[0-9a-fA-F])")
 _REMOTE_GID = lazy_compile(r"remote GID (?P<g>[0-9a-fA-F:.]+[0-9a-fA-F])")
+# The work completion's status: "with error 12" (2.4-2.7), "with status=12" (2.8+), and NCCL 2.28+'s named form "with
+# status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_RDMA_WRITE(1) vendor_err=129" (nccl#2397)
+_COMPLETION_STATUS = lazy_compile(r"(?:status=(?:IBV_WC_\w+\()?|error )(\d+)")
 # NCCL 2.19+'s completion error ends in "localGid <gid> remoteGids<gid>" (often no space after "remoteGids")
 _COMPLETION_GIDS = lazy_compile(r"localGid\s*(?P<l>[0-9a-fA-F:.]*[0-9a-fA-F])\s+remoteGids?\s*(?P<r>[0-9a-fA-F:.]*[0-9a-fA-F])?")
 # NCCL 2.2x's connect info before the QP moves to RTR: "NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1040 mtu 5 ... GID 0
@@ -182,7 +185,7 @@ class NcclErrors(LineProbe):
             self.ctx.emit(IbEvent, n, line, hca=dev["dev"] if dev else "", event=event,
                           port_down=any(w in event.lower() for w in ("port error", "port_err", "port down", "lid change")))
         if "Got completion from peer" in line or "Got completion with error" in line:   # 2.8+ / 2.4-2.7 wording
-            status = re.search(r"(?:status=|error )(\d+)", line)
+            status = _COMPLETION_STATUS.search(line)
             gids = _COMPLETION_GIDS.search(line)
             local, remote = (gids["l"], gids["r"] or "") if gids else ("", "")
             self.ctx.emit(CallFailed, n, line, call="ibv_poll_cq", errno=f"IBV_WC_{status.group(1)}" if status else "",
