@@ -64,7 +64,10 @@ def derive(values: dict[str, float], listed: list[float], device: int) -> dict[s
     out: dict[str, float | int | bool] = {k: values.get(k, -1) for k in
                                    ("requested", "total", "allocated", "reserved", "free", "process_in_use")}
     total, free = values.get("total"), values.get("free")
-    held = values.get("process_in_use", values.get("reserved"))
+    # a process holds at least what its allocator reserved: "this process has 0 bytes memory in use" is the driver's
+    # per-process accounting, which reads 0 in some containers (torchtune#2071), not a process that holds nothing
+    mine_held = [values[k] for k in ("process_in_use", "reserved") if k in values]
+    held = max(mine_held) if mine_held else None
     if total and free is not None and held is not None:
         out["outside"] = max(0.0, total - held - free)
         out["outside_frac"] = out["outside"] / total
