@@ -12,6 +12,7 @@ from doctor.probing.contract import DocumentProbe, LineProbe
 from doctor.probing.live import LiveProbe, reader
 from doctor.probing.stream import StreamProbe
 from probes.accelerate import Accelerate
+from probes.apt_history import AptHistory
 from probes.acs_registers import AcsRegisters
 from probes.collectives import Collectives
 from probes.nccl_coll import NcclCollLines
@@ -154,6 +155,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     RdmaLink,           # rdma link
     KernelModules,      # /proc/modules, lsmod
     ModuleQueries,      # `lsmod | grep <pattern>` and `modinfo <module>` transcripts: peer-memory module loaded or not
+    AptHistory,         # /var/log/apt/history.log: GPU-stack and kernel packages changed, by which command
     Lspci,              # lspci -vvv: LnkCap/LnkSta, ACSCtl
     AcsRegisters,       # setpci reads of the ACS Control register (PLX f2a.w, ECAP_ACS+6.w, NCCL's acs script)
     NetInterfaces,      # ip -j addr / ip addr

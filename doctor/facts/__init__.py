@@ -18,6 +18,7 @@ from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, Inspe
                                           ProcessStack, StackOutlier)
 from doctor.facts.env import (ContainerDevice, EnvVar, PackageVersion, RayVersionReport, ShmShort, ShmSize, Ulimit, VersionSkew,
                               WheelConflict)
+from doctor.facts.env import PackageChange
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.gpu import WorkerExited
 from doctor.facts.launch import BenchRanksShort
@@ -69,6 +70,7 @@ _ALL: tuple[type[Fact], ...] = (
     PackageVersion, VersionSkew, EnvVar, Ulimit, ContainerDevice, ShmSize, ShmShort,
     WheelConflict,
     RayVersionReport,
+    PackageChange,
     # topology and measurements
     TopoLink, TopoNic, TopoSummary, NvlinkState, CollectiveBench,
     P2pPairBandwidth, P2pTest,

@@ -16,6 +16,20 @@ class PackageVersion(Fact):
 
 
 @fact
+class PackageChange(Fact):
+    """A package the system's package manager upgraded, installed or removed (apt's history.log), for the GPU stack
+    and the kernel only: what changed under a running driver."""
+
+    KIND = "pkg.change"
+    name: str = ""                 # the package as apt names it, architecture dropped: libnvidia-common-460
+    action: str = ""               # upgrade | install | remove | purge | downgrade
+    old: str = ""                  # version before ("" for an install)
+    new: str = ""                  # version after ("" for a removal)
+    command: str = ""              # apt's Commandline: /usr/bin/unattended-upgrade, apt-get upgrade, ...
+    date: str = ""                 # apt's Start-Date
+
+
+@fact
 class VersionSkew(Fact):
     """The same package has different versions on different nodes (computed by aggregation)."""
 
