@@ -27,6 +27,7 @@ FORMAT_FRAGMENTS = (
     "root@worker-0:/app# ", "$ ", "hostname", "cat /etc/hosts", "echo $MASTER_ADDR", "127.0.0.1", "::1", "10.0.0.2",
     "unlimited", "64", "max locked memory       (kbytes, -l) ", "[rank3]:", "host-1:1234:5678 [0] ", "[default0]:",
     "2.18.5", "12.1", "29500", "ms", "GiB", "%", "=", ":", "(", ")", "[", "]", "\\", "'", '"', "-1", "0x1f", "nan",
+    "torchrun --nnodes=2 --nproc_per_node=8 train.py",
 )
 VOCABULARY = tuple(sorted({t for probe in LINE_PROBES for t in probe.triggers})) + FORMAT_FRAGMENTS
 EXAMPLES = int(os.environ.get("DOCTOR_FUZZ_EXAMPLES", "25"))   # raise it for a longer local run
@@ -74,7 +75,9 @@ def test_gather_files_reads_any_file_or_says_why_not(data: bytes) -> None:
 
 def test_vocabulary_reaches_the_parsers() -> None:
     """The strategies above are only useful if they make probes emit facts."""
-    text = "\n".join(" ".join(VOCABULARY[i:i + 3]) for i in range(0, len(VOCABULARY), 3))
+    # triggers three to a line, then each format fragment on a line of its own (a command line is one): the
+    # grouping of sorted triggers changes whenever a probe gains one, so the count must not rest on it alone
+    text = "\n".join([" ".join(VOCABULARY[i:i + 3]) for i in range(0, len(VOCABULARY), 3)] + list(FORMAT_FRAGMENTS))
     emitting = {probe.name for probe in LINE_PROBES if parse_lines(probe, text)}
     assert len(emitting) >= len(LINE_PROBES) // 3, emitting   # triggers alone seldom complete a line of the later, format-specific probes
 
