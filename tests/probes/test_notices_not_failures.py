@@ -67,3 +67,13 @@ def test_the_cases() -> None:
         assert diagnose_files([str(CASES / healthy / "input")]).healthy, healthy
     report = diagnose_files([str(CASES / "bug-athena-139-horovod-ssh-localhost-slots-old-openmpi" / "input")])
     assert report.diagnoses[0].cause == "known_software_bug" and "MPI840" in report.diagnoses[0].rules
+
+
+# k8s-device-plugin#480 (fixtures/cases/healthy-k8s-device-plugin-480-dmesg-driver-load, held-out batch CQ): the
+# kernel's notice for any unsigned out-of-tree module, then a normal driver load; it made a crash (ksb 0.63)
+UNSIGNED_MODULE = "[    2.846803] nvidia: module verification failed: signature and/or required key missing - tainting kernel\n"
+
+
+def test_an_unsigned_module_notice_is_no_failure() -> None:
+    assert classify(UNSIGNED_MODULE) == ""
+    assert diagnose_files([str(CASES / "healthy-k8s-device-plugin-480-dmesg-driver-load" / "input")]).healthy
