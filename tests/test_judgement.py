@@ -15,7 +15,7 @@ from doctor.engine import run
 from doctor.judgement.context import read_symptom
 from doctor.judgement.evidence import counted, finding_items
 from doctor.judgement.fit import Labelled, fit, fit_calibration, stratified_folds
-from doctor.judgement.model import BASE, base_model, flatten, load, rule_prior, softmax, unflatten
+from doctor.judgement.model import BASE, CaseView, Model, base_model, flatten, load, rule_prior, softmax, unflatten
 from doctor.probing.offline import gather_files
 from doctor.rank import view
 
@@ -84,6 +84,25 @@ def test_calibration_fit_finds_the_weight_that_explains_held_out_cases() -> None
     never_right = [({"port_blocked": 2.0}, frozenset())] * 20
     assert fit_calibration(always_right)[1] < 0 < fit_calibration(never_right)[1]
     assert fit_calibration([], always_right)[2] < 0 < fit_calibration([], never_right)[2]
+
+
+def test_each_symptom_with_enough_guesses_gets_its_own_unexplained_weight() -> None:
+    """A crash's guess is right less often than an NCCL error's: one shared weight made the first over-confident and
+    the second under-confident. A symptom with too few held-out guesses keeps the shared weight."""
+    from doctor.judgement.fit import OWN_GUESS_WEIGHT_FROM, guess_weights
+    mostly_right = [({"known_software_bug": 1.0}, frozenset({"known_software_bug"}))] * 18 + \
+                   [({"known_software_bug": 1.0}, frozenset())] * 2
+    mostly_wrong = [({"known_software_bug": 1.0}, frozenset({"known_software_bug"}))] * 6 + \
+                   [({"known_software_bug": 1.0}, frozenset())] * 14
+    few = mostly_right[:OWN_GUESS_WEIGHT_FROM - 1]
+    weights = guess_weights(1.0, {"nccl_error": mostly_right, "crash": mostly_wrong, "hang": few})
+    assert set(weights) == {"nccl_error", "crash"}
+    assert weights["nccl_error"] < weights["crash"]          # less weight on "no cause shown" where guesses are right
+    model = Model({}, {"known_software_bug": ("crash", "nccl_error", "hang")}, unexplained_guess=0.5,
+                  unexplained_guess_by=weights)
+    view = lambda symptom: CaseView(evidence={}, symptom=symptom, context=())   # noqa: E731
+    assert model.unexplained_for(view("crash")) == weights["crash"]
+    assert model.unexplained_for(view("hang")) == 0.5
 
 
 def test_weights_file_layout_round_trips() -> None:

@@ -117,12 +117,13 @@ def _fit(analysed: list, output: Path, seed: int) -> int:  # type: ignore[type-a
                             "healthy": sum(a.case.healthy for a in analysed),
                             "penalty": dict(sorted(PENALTY.items())), "temperature": model.temperature,
                             "unexplained": model.unexplained, "unexplained_guess": model.unexplained_guess,
-                            "unexplained_quiet": model.unexplained_quiet}
+                            "unexplained_quiet": model.unexplained_quiet,
+                            "unexplained_guess_by": dict(model.unexplained_guess_by)}
     data.update(flatten(model.params))
     header = (f"# Fitted ranking weights: written by `{FIT_COMMAND}`.\n"
               "# Never edit by hand: add cases and refit. A rule missing here keeps its written confidence as log-odds.\n")
     output.write_text(header + yaml.safe_dump(data, sort_keys=False, width=120), encoding="utf-8")
-    print(f"wrote {output}: {len(model.params)} weights from {len(analysed)} cases, temperature {model.temperature}, unexplained log-weight {model.unexplained} (symptom-only: {model.unexplained_guess}; no failure shown: {model.unexplained_quiet})")
+    print(f"wrote {output}: {len(model.params)} weights from {len(analysed)} cases, temperature {model.temperature}, unexplained log-weight {model.unexplained} (symptom-only: {model.unexplained_guess}, by symptom {model.unexplained_guess_by}; no failure shown: {model.unexplained_quiet})")
     return ExitCode.OK
 
 

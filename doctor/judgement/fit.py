@@ -23,6 +23,10 @@ PENALTY: dict[str, float] = {"rule": 1.0, "bias": 1.0, "symptom": 2.0, "context"
 # likelihood toward ever sharper scores; the lower end keeps one lucky fold from making every score 0.99.
 TEMPERATURE_RANGE = (0.5, 4.0)
 UNEXPLAINED_GRID = tuple(x / 4 for x in range(-12, 9))   # u from -3 to 2: how much weight "no cause shown" gets
+# A symptom (or narrowing sign) whose guesses held out this many cases gets an unexplained weight of its own; the
+# others share one. The symptoms' guesses are not equally often right (CV, 2026-12-04: a crash's first guess 0.50 of
+# the time at 0.58, an NCCL error's 0.81 at 0.72), so one shared weight left the first over-, the second under-confident.
+OWN_GUESS_WEIGHT_FROM = 20
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,12 @@ def held_out_nll(scored: Scored, t: float, u: float) -> float:
     return total
 
 
+def guess_weights(t: float, by_symptom: dict[str, Scored]) -> dict[str, float]:
+    """Per symptom with enough held-out guesses, the unexplained log-weight that fits its guesses best at temperature t."""
+    return {s: min((held_out_nll(part, t, u), u) for u in UNEXPLAINED_GRID)[1]
+            for s, part in sorted(by_symptom.items()) if len(part) >= OWN_GUESS_WEIGHT_FROM}
+
+
 def fit_calibration(scored: Scored, guesses: Scored = (), quiet: Scored = ()) -> tuple[float, float, float, float]:
     """(T, u, u_guess, u_quiet): one temperature (golden-section search on log T) and, for each T, the unexplained log-weight
     on UNEXPLAINED_GRID that fits best, separately for cases where a rule supports some cause (`scored`) and cases
@@ -205,6 +215,7 @@ def fit(base: Model, cases: list[Labelled], folds: int = 5, seed: int = 0) -> Mo
     scored: Scored = []
     guesses: Scored = []
     quiet: Scored = []
+    by_symptom: dict[str, Scored] = {}
     if folds > 1 and len(cases) >= 2 * folds:
         fold = stratified_folds([_label(c) for c in cases], folds, seed)
         for k in range(folds):
@@ -212,11 +223,15 @@ def fit(base: Model, cases: list[Labelled], folds: int = 5, seed: int = 0) -> Mo
             inner = Model(base.priors, base.cause_symptoms, fit_weights(base, train))
             for c in (c for c, f in zip(cases, fold) if f == k):
                 if not c.view.evidence:
-                    (quiet if guess_symptom(c.view) == QUIET else guesses).append((inner.scores(c.view), c.accept))
+                    symptom = guess_symptom(c.view)
+                    (quiet if symptom == QUIET else guesses).append((inner.scores(c.view), c.accept))
+                    if symptom != QUIET:
+                        by_symptom.setdefault(symptom or "", []).append(guesses[-1])
                 elif inner.fitted_support(c.view):     # only rules no case fitted: u stays 0 for those
                     scored.append((inner.scores(c.view), c.accept))
     model = Model(base.priors, base.cause_symptoms, fit_weights(base, cases))
     if scored or guesses or quiet:
         (model.temperature, model.unexplained, model.unexplained_guess,
          model.unexplained_quiet) = fit_calibration(scored, guesses, quiet)
+        model.unexplained_guess_by = guess_weights(model.temperature, by_symptom)
     return model

@@ -112,7 +112,10 @@ class Model:
     params: dict[str, float] = field(default_factory=dict)
     temperature: float = 1.0
     unexplained: float = 0.0                 # u: the log-weight of the unexplained class (fitted with T) ...
-    unexplained_guess: float = 0.0           # ... and its value where no rule supports any cause (symptom-only guesses)
+    unexplained_guess: float = 0.0           # ... and its value where no rule supports any cause (symptom-only guesses),
+    unexplained_guess_by: dict[str, float] = field(default_factory=dict)   # ... per symptom or sign where enough
+                                             # cases fit one of its own (a crash's guess is right less often than an
+                                             # NCCL error's)
     unexplained_quiet: float = 0.0           # ... and where the input shows no symptom at all (guesses "if it failed")
 
     def prior(self, key: str) -> float:
@@ -140,7 +143,10 @@ class Model:
         0 where only rules no case exercised do (they keep their written confidence: the calibration was learned on
         fitted rules); where the symptom alone suggests causes, its own fitted value."""
         if not view.evidence:
-            return self.unexplained_quiet if guess_symptom(view) == QUIET else self.unexplained_guess
+            symptom = guess_symptom(view)
+            if symptom == QUIET:
+                return self.unexplained_quiet
+            return self.unexplained_guess_by.get(symptom or "", self.unexplained_guess)
         return self.unexplained if self.fitted_support(view) else 0.0
 
     def fitted_support(self, view: CaseView) -> bool:
@@ -193,6 +199,7 @@ def load(causes: dict[str, dict], rules: Iterable[Rule] = (), path: Path = WEIGH
         model.unexplained = float(data.get("unexplained") or 0.0)
         model.unexplained_guess = float(data.get("unexplained_guess") or 0.0)
         model.unexplained_quiet = float(data.get("unexplained_quiet") or 0.0)
+        model.unexplained_guess_by = {str(k): float(v) for k, v in (data.get("unexplained_guess_by") or {}).items()}
     return model
 
 
