@@ -113,6 +113,13 @@ def _outcome(text: str) -> str:
             "ECONNRESET": "reset", "ECONNABORTED": "aborted"}.get(err, "other")
 
 
+# JAX's multi-host start (jax.distributed.initialize): every task registers with the coordination service on process 0;
+# a task that cannot reach it in time fails with "DEADLINE_EXCEEDED: Deadline Exceeded" and "RPC:
+# /tensorflow.CoordinationService/RegisterTask" (jax#35905: a firewall on the coordinator port), or the client's connect
+# barrier "Barrier timed out. Barrier_id: PjRT_Client_Connect". JAX's counterpart of c10d's store timeout: init_timeout
+_JAX_COORDINATION = lazy_compile(r"CoordinationService/RegisterTask|Barrier_id: PjRT_Client_Connect")
+
+
 class LaunchErrors(LineProbe):
     name = "launch_errors"
     yields = ("host.name", "net.connect_error", "net.resolve_error", "net.bind_error", "rdzv.timeout", "net.ifname_error",
@@ -128,7 +135,7 @@ class LaunchErrors(LineProbe):
                 "Failed to connect to GCS at address", "rank % device-count", "found at least two devices",
                 "Runtime world size", "mpiSize == tp", "MPI size ", "worldSize is expected",
                 "only work with single-device", "You can't train a model that has been loaded", "passing a `device_map",
-                "requested device for vllm")
+                "requested device for vllm", "CoordinationService/RegisterTask", "Barrier_id: PjRT_Client_Connect")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -252,6 +259,9 @@ class LaunchErrors(LineProbe):
         return True
 
     def _rendezvous(self, n: int, line: str) -> bool:
+        if _JAX_COORDINATION.search(line):
+            self.ctx.emit(RendezvousTimeout, n, line, backend="jax_coordination")
+            return True
         m = _STORE_WAIT.search(line)
         if m:
             self.ctx.emit(RendezvousTimeout, n, line, backend="store", joined=int(m["joined"]), expected=int(m["expected"]))

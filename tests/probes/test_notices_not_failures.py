@@ -77,3 +77,16 @@ UNSIGNED_MODULE = "[    2.846803] nvidia: module verification failed: signature 
 def test_an_unsigned_module_notice_is_no_failure() -> None:
     assert classify(UNSIGNED_MODULE) == ""
     assert diagnose_files([str(CASES / "healthy-k8s-device-plugin-480-dmesg-driver-load" / "input")]).healthy
+
+
+# jax#35905 (fixtures/cases/port-blocked-jax-35905-tpu-coordinator-port-8482-firewall, held-out batch CQ): a task that
+# could not register with JAX's coordination service; read as nothing, the input was healthy
+JAX_REGISTER = "DEADLINE_EXCEEDED: Deadline Exceeded\nRPC: /tensorflow.CoordinationService/RegisterTask\n"
+
+
+def test_jax_coordination_registration_timeout_is_an_init_timeout() -> None:
+    from doctor.judgement.context import read_symptom
+    facts = parse_lines(LaunchErrors, JAX_REGISTER)
+    assert [(f.KIND, f.get("backend")) for f in facts] == [("rdzv.timeout", "jax_coordination")]
+    assert read_symptom(facts) == "init_timeout"
+    assert not diagnose_files([str(CASES / "port-blocked-jax-35905-tpu-coordinator-port-8482-firewall" / "input")]).healthy
