@@ -7,12 +7,14 @@ Sample input:
     RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=21, OpType=BROADCAST, ...
     RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer [10.0.0.2]:10890
     frame #3: c10d::ProcessGroupNCCL::ncclCommWatchdog() + 0x10c (0x1554e9e1871c in .../libtorch_cuda.so)
+    [PG ID 12 ... Rank 4] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.
 """
 from __future__ import annotations
 
 
 from doctor.facts.collective import (CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost,
                                      UnusedParameters)
+from doctor.facts.launchers import CollectiveStall
 from doctor.probing.contract import LineProbe
 from doctor.probing.regex import lazy_compile
 
@@ -23,17 +25,24 @@ _PROGRESS = lazy_compile(r"last enqueued (?:NCCL )?work: (?P<enq>-?\d+), last co
 _TIMEOUT_AT = lazy_compile(r"Timeout at NCCL work: (?P<seq>\d+)")
 _GLOO_WAIT = lazy_compile(r"Timed out waiting (?P<ms>\d+)ms for (?P<op>\w+) operation")
 _FINGERPRINT = lazy_compile(r"Rank (?P<r>\d+) is running (?:inconsistent )?collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+), )?OpType=(?P<op>\w+)")
+# PyTorch's heartbeat monitor: the watchdog thread itself hangs inside a NCCL or CUDA call (a communicator torn down in
+# the wrong order, a kernel that never finishes): "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making
+# progress in monitoring enqueued collectives" (ms-swift#7992, Fuser#3055), then "Terminating the process ... due to
+# ProcessGroupNCCL watchdog hang"; older: "Heartbeat monitor timed out!". The process hangs: a hang, not a warning
+_WATCHDOG_STUCK = lazy_compile(r"watchdog got stuck for (?P<s>\d+) seconds|due to ProcessGroupNCCL watchdog hang"
+                               r"|Heartbeat monitor timed out")
 _PEER = lazy_compile(r"(?P<why>Connection closed by peer|Connection reset by peer|Read error|Write error)\s*\[?(?P<peer>[^\]\s]*)\]?(?::(?P<port>\d+))?")
 
 
 class Collectives(LineProbe):
     name = "collectives"
     yields = ("collective.timeout", "collective.progress", "collective.mismatch", "collective.peer_lost",
-              "ddp.unused_parameters")
+              "ddp.unused_parameters", "collective.stalled")
     triggers = ("Watchdog caught", "Timeout at NCCL work", "Mismatched collective detected", "collective operation timeout", "ncclCommWatchdog", "watchdogHandler",
                 "last enqueued", "Timed out waiting", "Detected mismatch between collectives", "CollectiveFingerPrint",
                 "Connection closed by peer", "Connection reset by peer", "Some NCCL operations have failed",
-                "finished reduction in the prior iteration", "NCCL communicator was aborted", "Read error", "Write error")
+                "finished reduction in the prior iteration", "NCCL communicator was aborted", "Read error", "Write error",
+                "watchdog got stuck", "watchdog hang", "Heartbeat monitor timed out")
 
     def feed(self, line_no: int, line: str) -> None:
         rank_m = _RANK.search(line)
@@ -46,6 +55,10 @@ class Collectives(LineProbe):
         elif "ncclCommWatchdog" in line or "watchdogHandler" in line or "Some NCCL operations have failed" in line \
                 or "communicator was aborted" in line:
             self.ctx.emit(CollectiveTimeout, line_no, line, rank=rank, backend="nccl", watchdog=True)
+        if "atchdog" in line or "Heartbeat" in line:
+            if (stuck := _WATCHDOG_STUCK.search(line)):
+                self.ctx.emit(CollectiveStall, line_no, line, rank=rank, framework="pytorch_watchdog",
+                              waited_s=float(stuck["s"]) if stuck["s"] else -1)
         m = _TIMEOUT_AT.search(line)
         if m:
             self.ctx.emit(CollectiveTimeout, line_no, line, rank=rank, backend="nccl", watchdog=True, seq=int(m["seq"]))
