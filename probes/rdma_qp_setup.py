@@ -17,6 +17,12 @@ Sample input:
     Failed to modify QP 59 to RTR
     E0924 01:29:28.347672  2254 rdma_context.cpp:499] Failed to query GID 0 on mlx5_0/: Invalid argument [22]
     GID is NULL, please check your GID index by specifying MC_GID_INDEX
+    CQE ERROR wr_id=3 status=12(transport retry counter exceeded) opcode=1 byte_len=0 vendor_err=0xa qp_num=0x2c10
+
+A work completion that ran out of retries is named by libibverbs' own status string (ibv_wc_status_str), whatever
+library prints it: "transport retry counter exceeded" is IBV_WC_RETRY_EXC_ERR (12), "RNR retry counter exceeded"
+IBV_WC_RNR_RETRY_EXC_ERR (13); UCX words the first "Transport retry count exceeded". NCCL's own completion WARN is
+nccl_errors'.
 """
 from __future__ import annotations
 
@@ -36,6 +42,7 @@ _GID_BYTES = lazy_compile(r"^\s*GID:\s*(?P<b>\d{1,3}(?::\d{1,3}){15})\s*$")
 _RTR = lazy_compile(r"Failed to modify QP \S+ to RTR")
 _QUERY = lazy_compile(r"Failed to query GID (?P<i>\d+) on (?P<dev>[\w.-]+)|Device (?P<dev2>\S+) GID (?P<i2>\d+) not available")
 _NULL = "GID is NULL"
+_WC_RETRIES = lazy_compile(r"(?i)\b(?P<kind>transport|RNR) retry count(?:er)? exceeded")
 
 
 def decimal_gid(text: str) -> str:
@@ -50,7 +57,8 @@ def decimal_gid(text: str) -> str:
 class RdmaQpSetup(LineProbe):
     name = "rdma_qp_setup"
     yields = ("sys.call_failed",)
-    triggers = ("BW Test", "Latency Test", "Dual-port", "Link type", "GID", "address:", "Failed to modify QP")
+    triggers = ("BW Test", "Latency Test", "Dual-port", "Link type", "GID", "address:", "Failed to modify QP",
+                "retry counter exceeded", "retry count exceeded", "Retry count exceeded")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -83,3 +91,7 @@ class RdmaQpSetup(LineProbe):
                           resource=m["dev"] or m["dev2"], gid_index=int(m["i"] or m["i2"]))
         elif _NULL in line:
             self.ctx.emit(CallFailed, line_no, line, call="ibv_query_gid", errno="", resource="")
+        elif "xceeded" in line and "NCCL" not in line and (m := _WC_RETRIES.search(line)):
+            self.ctx.emit(CallFailed, line_no, line, call="ibv_poll_cq", resource="",
+                          errno="IBV_WC_12" if m["kind"].lower() == "transport" else "IBV_WC_13",
+                          roce="RoCE" in line or self.link == "Ethernet")

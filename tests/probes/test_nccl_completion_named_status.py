@@ -27,3 +27,18 @@ def test_every_wording_is_completion_error_12(line: str) -> None:
 def test_the_named_wording_keeps_its_roce_gids() -> None:
     (call,) = [f for f in parse_lines(NcclErrors, NAMED) if f.KIND == "sys.call_failed"]
     assert call.get("roce") and call.get("local_gid") == "::ffff:1.1.1.4" and call.get("remote_gid") == "::ffff:1.1.2.2"
+
+
+# Other libraries print libibverbs' own status string (ibv_wc_status_str) for the same completion errors:
+# uccl#799 (fixtures/cases/roce-gid-uccl-799-bnxt-link-local-gid-cqe12, held-out batch CR) and UCX's wording
+UCCL = "CQE ERROR wr_id=3 status=12(transport retry counter exceeded) opcode=1 byte_len=0 vendor_err=0xa qp_num=0x2c10\n"
+UCX = "[1712345678.123456] [node1:1234 :0]        ib_mlx5_log.c:177  Transport retry count exceeded on mlx5_0:1/RoCE (synd 0x15 vend 0x81 hw_synd 0/0)\n"
+RNR = "work completion error: RNR retry counter exceeded (13)\n"
+
+
+@pytest.mark.parametrize("line,errno,roce", [(UCCL, "IBV_WC_12", False), (UCX, "IBV_WC_12", True), (RNR, "IBV_WC_13", False)])
+def test_the_verbs_status_string_is_the_same_completion_error(line: str, errno: str, roce: bool) -> None:
+    from probes.rdma_qp_setup import RdmaQpSetup
+    calls = [f for f in parse_lines(RdmaQpSetup, line) if f.KIND == "sys.call_failed"]
+    assert [(f.get("call"), f.get("errno"), f.get("roce")) for f in calls] == [("ibv_poll_cq", errno, roce)]
+    assert narrowing_sign(calls) == "ib_retries_exceeded"
