@@ -154,7 +154,15 @@ NONE_COUNTED = {"driver-lightning-899-cpu-pytorch-gpus-requested": "cuda_driver_
 BINDING = {"rank-spd-246-mpirun-bind-outside-slurm-cpuset": "rank_config_error",
            "rank-mfc-1834-mpirun-bind-partial-slurm-cpuset": "rank_config_error",
            "ksb-ompi-12470-internal-hwloc-slurm-cgroup-bind": "known_software_bug"}
+# NCCL's bare "invalid usage" with no WARN line naming why: two logical nodes given the same GPUs (PaddleFleetX FAQ),
+# NCCL_NET=IB in a container without /dev/infiniband (ainode#87), version bugs (lightning#8139, pytorch#172398);
+# before, each was the nccl_error symptom's guess known_software_bug at 0.8, the right cause nowhere for two
+INVALID_USAGE = {"rank-paddlefleetx-faq-two-logical-nodes-same-gpus": "rank_config_error",
+                 "ainode-87-no-dev-infiniband-in-container": "ib_not_used",
+                 "ksb-lightning-8139": "known_software_bug",
+                 "ksb-pytorch-172398-devcomm-nccl229": "known_software_bug"}
 SIGNED = [("driver_unreachable", c, k) for c, k in DRIVER_UNREACHABLE.items()] + \
+         [("nccl_invalid_usage", c, k) for c, k in INVALID_USAGE.items()] + \
          [("process_binding_failed", c, k) for c, k in BINDING.items()] + \
          [("cuda_init_unknown_error", c, k) for c, k in CUDA_INIT_UNKNOWN.items()] + \
          [("framework_counts_no_gpu", c, k) for c, k in NONE_COUNTED.items()]
@@ -171,3 +179,11 @@ def test_a_driver_level_line_gives_its_differential_not_one_cause(sign: str, cas
     assert not any(d.rules for d in report.diagnoses)
     assert cause in [d.cause for d in report.diagnoses[:3]]
     assert report.differential is not None and report.differential.symptom == sign
+
+
+def test_invalid_usage_whose_warn_names_the_cause_is_read_by_its_rule() -> None:
+    """A lab run of two ranks on one GPU: NCCL's 'Duplicate GPU detected' WARN precedes the same 'invalid usage'
+    error; the sign holds but the rule that reads the WARN names the cause, not a guess."""
+    report = diagnose_files([str(REPO / "fixtures" / "cases" / "rank-lab-gpu-duplicate-gpu" / "input")])
+    assert narrowing_sign(report.facts) == "nccl_invalid_usage"
+    assert report.diagnoses[0].cause == "rank_config_error" and report.diagnoses[0].rules
