@@ -13,7 +13,8 @@ name lookup never reaches a real DNS server. Commands can run under a hostname o
 their own with ``unshare --uts`` (see :meth:`Node.wrap`).
 
 Faults: :meth:`Cluster.drop_port` (an iptables DROP rule, or nft when iptables
-is absent) and :meth:`Cluster.rate_limit` (``tc qdisc ... tbf``).
+is absent), :meth:`Cluster.rate_limit` (``tc qdisc ... tbf``) and :meth:`Cluster.add_shadow_nic` (a second
+NIC in the node's subnet, on a switch nobody else is on, whose route for the subnet wins).
 Everything is removed by :meth:`Cluster.destroy` (also on error, when the
 cluster is used as a context manager) and :func:`cleanup_stale`.
 """
@@ -167,6 +168,27 @@ class Cluster:
             raise RuntimeError("neither iptables nor nft is installed (apt-get install iptables)")
         sh(*rule, ns=target.ns)
         return f"ip netns exec {target.ns} " + " ".join(rule)
+
+    def add_shadow_nic(self, node: int, ifname: str = "eth1") -> list[str]:
+        """Give ``node`` a second NIC with an address in the cluster's subnet, plugged into a switch of its own
+        (nothing answers there), and make its connected route the one the kernel uses: the route of the NIC that
+        came up first wins, which is how two NICs in one subnet break a real node. Returns the commands."""
+        target = self.nodes[node]
+        dead = f"{self.prefix}dead"
+        sh("ip", "netns", "add", dead)
+        sh("ip", "-n", dead, "link", "add", "br0", "type", "bridge")
+        sh("ip", "-n", dead, "link", "set", "br0", "up")
+        sh("ip", "-n", dead, "link", "add", f"d{node}", "type", "veth", "peer", "name", ifname, "netns", target.ns)
+        sh("ip", "-n", dead, "link", "set", f"d{node}", "master", "br0", "up")
+        subnet, addr = f"{SUBNET}.0/24", f"{SUBNET}.{101 + node}"
+        commands = [["ip", "addr", "add", f"{addr}/24", "dev", ifname], ["ip", "link", "set", ifname, "up"],
+                    # eth0's connected route goes behind eth1's (metric 100): eth1 "came up first"
+                    ["ip", "route", "del", subnet, "dev", target.ifname],
+                    ["ip", "route", "add", subnet, "dev", target.ifname, "proto", "kernel", "scope", "link",
+                     "src", target.addr, "metric", "100"]]
+        for cmd in commands:
+            sh(*cmd, ns=target.ns)
+        return [f"ip netns exec {target.ns} " + " ".join(cmd) for cmd in commands]
 
     def rate_limit(self, node: int, rate: str = "1mbit", burst: str = "32kbit", latency: str = "400ms") -> str:
         """Shape ``node``'s egress on its NIC with a token bucket filter; returns the command."""

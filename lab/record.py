@@ -92,14 +92,18 @@ def record(sc: Scenario, out_dir: Path, produced_by: str, torch: str | None = No
             values = {"port": "29500", "port2": "29501", "addr0": cluster.nodes[0].addr}
             if sc.drop_port:
                 cluster.drop_port(sc.drop_port[0], 29500, from_node=sc.drop_port[1])
+            if sc.shadow_nic is not None:
+                cluster.add_shadow_nic(sc.shadow_nic)
         else:
             port = free_port()
             port2 = free_port()
             values = {"port": str(port), "port2": str(port2 if port2 != port else port + 1), "addr0": "127.0.0.1"}
         values["python"] = sys.executable
         codes = run_procs(sc, cluster, values, out_dir, stack)
+        if cluster is not None and sc.shadow_nic is not None:
+            save_routing(cluster, sc.shadow_nic, out_dir)    # as the user looked, after the failure
     seconds = time.monotonic() - start
-    logs = {p.log: (out_dir / p.log).read_text(errors="replace") for p in sc.procs}
+    logs = recorded_outputs(out_dir)
     evidence, missing = find_evidence(sc.expect, logs)
     expected = {
         "cause": sc.cause, "symptom": sc.symptom, "also_acceptable": list(sc.also_acceptable),
@@ -108,6 +112,21 @@ def record(sc: Scenario, out_dir: Path, produced_by: str, torch: str | None = No
     }
     answer_file(out_dir).write_text(yaml.safe_dump(expected, sort_keys=False, width=100))
     return Result(sc.name, out_dir, codes, seconds, missing)
+
+
+def recorded_outputs(out_dir: Path) -> dict[str, str]:
+    """What a run left for the user to upload: every process's log and every saved command output (not the
+    command.txt / env.txt that say how it was run)."""
+    return {p.name: p.read_text(errors="replace") for p in sorted(out_dir.iterdir())
+            if p.suffix in (".log", ".txt") and p.name not in ("command.txt", "env.txt")}
+
+
+def save_routing(cluster: Cluster, node: int, out_dir: Path) -> None:
+    """The node's `ip addr` and `ip route` as a user would paste them (node<i>-ip-addr.txt, node<i>-ip-route.txt)."""
+    ns = cluster.nodes[node].ns
+    for what in ("addr", "route"):
+        res = subprocess.run(["ip", "-n", ns, what], capture_output=True, text=True, timeout=20, check=True)
+        (out_dir / f"node{node}-ip-{what}.txt").write_text(res.stdout)
 
 
 def answer_file(out_dir: Path) -> Path:

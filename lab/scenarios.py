@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 CAUSES: frozenset[str] = frozenset({
     "healthy", "port_blocked", "master_addr_wrong", "port_in_use", "wrong_socket_ifname",
-    "version_mismatch", "rank_config_error", "collective_desync", "straggler",
+    "version_mismatch", "rank_config_error", "collective_desync", "straggler", "route_conflict",
 })
 SYMPTOMS: frozenset[str] = frozenset({"none", "init_timeout", "hang", "crash", "slow_training"})
 WORKER: tuple[str, ...] = ("{python}", "-m", "lab.worker")
@@ -70,6 +70,8 @@ class Scenario:
     hostname_to_loopback: bool = False
     ifnames: dict[int, str] = field(default_factory=dict)
     drop_port: tuple[int, int] | None = None  # (on node, from node): DROP MASTER_PORT
+    shadow_nic: int | None = None  # node given a second NIC in the subnet whose route wins (its `ip addr`,
+    # `ip route` are saved as <node>-ip-addr.txt, <node>-ip-route.txt: what a user uploads beside the logs)
     deadline: float = 45.0        # hard stop for every process (s)
 
 
@@ -200,6 +202,18 @@ SCENARIOS: list[Scenario] = [
              "completes; rank 0's all_reduce fails on the closed connection.",
              ranks(2, "--fault", "exit-mid-collective", *T),
              expect=(r"\[rank0\]: RuntimeError: .*Connection (reset|closed) by peer", "process dies now")),
+    Scenario("route-conflict-worker-netns", "route_conflict", "init_timeout",
+             "node1 has a second NIC (eth1) in the cluster's subnet, on a switch with nobody on it, and its route "
+             "for the subnet wins: rank 1's connections to the master leave by eth1, where no ARP is answered (No route "
+             "to host).",
+             ranks(2, *T, netns=True), nodes=2, shadow_nic=1,
+             expect=(r"DistNetworkError: The client socket has failed to connect to .*No route to host",
+                     JOINED.format("1/2"), r"inet 10\.213\.0\.102/24 .*eth1")),
+    Scenario("route-conflict-master-netns", "route_conflict", "init_timeout",
+             "node0 (the master) has the second NIC in the subnet whose route wins: node1's SYNs arrive on eth0, "
+             "node0's answers leave by eth1 and are lost; both ranks time out.",
+             ranks(2, *T, netns=True), nodes=2, shadow_nic=0,
+             expect=(STORE_TIMEOUT, JOINED.format("1/2"), r"inet 10\.213\.0\.101/24 .*eth1")),
     Scenario("straggler-slow-rank", "straggler", "slow_training",
              "From step 1 rank 1's compute takes 1.5 s longer each step (a busy node); the job "
              "finishes, but rank 0 spends those seconds waiting in all_reduce.",

@@ -79,3 +79,15 @@ def test_peer_exit_on_loopback(tmp_path: Path) -> None:
     # Reset or closed depends on whether the dying rank had unread data: both are real.
     assert re.search(r"Connection (reset|closed) by peer", (out / "rank0.log").read_text())
     check_doctor(out, tmp_path)
+
+
+@pytest.mark.netns
+@pytest.mark.needs("netns")
+def test_second_nic_in_the_subnet_takes_the_route(tmp_path: Path) -> None:
+    """node1 gets eth1 in 10.213.0.0/24 on a switch with nobody on it, and eth1's route wins: the store connect
+    fails with No route to host (ARP unanswered), the saved `ip route` shows both routes, doctor names the route."""
+    out = run_live("route-conflict-worker-netns", tmp_path)
+    assert "errno: 113 - No route to host" in (out / "node1.log").read_text()
+    routes = (out / "node1-ip-route.txt").read_text().splitlines()
+    assert [r.split()[2] for r in routes if r.startswith("10.213.0.0/24")] == ["eth1", "eth0"]
+    check_doctor(out, tmp_path)

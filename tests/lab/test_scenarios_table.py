@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lab.record import answer_file, find_evidence
+from lab.record import answer_file, find_evidence, recorded_outputs
 from lab.scenarios import CAUSES, SCENARIOS, SYMPTOMS, by_name
 
 REPO = Path(__file__).resolve().parents[2]
@@ -70,7 +70,7 @@ def test_recorded_incident(incident: Path) -> None:
     assert expected["produced_by"] == f"python -m lab.run --only {sc.name}"
     logs = {p.name: p.read_text(errors="replace") for p in incident.glob("*.log")}
     assert logs and set(logs) == {p.log for p in sc.procs}
-    evidence, missing = find_evidence(sc.expect, logs)
+    evidence, missing = find_evidence(sc.expect, recorded_outputs(incident))
     assert not missing, f"recorded logs lack {missing}"
     assert len(expected["evidence"]) == len(sc.expect)
     assert all(len(body) < 64_000 for body in logs.values()), "keep runs short"
