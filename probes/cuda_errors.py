@@ -23,6 +23,12 @@ _CUDA: tuple[tuple[str, str], ...] = (
     ("API call is not supported in the installed CUDA driver", "driver_insufficient"),
     # cudaErrorUnsupportedPtxVersion (222): the code's PTX comes from a CUDA newer than the driver can compile
     ("the provided PTX was compiled with an unsupported toolchain", "driver_insufficient"),
+    # an NGC container's start-up check ("ERROR: This container was built for NVIDIA Driver Release 535.86 or later,
+    # but / version 510.85.02 was detected and compatibility mode is UNAVAILABLE."): the image's CUDA needs a newer
+    # host driver and forward compatibility cannot bridge it (TensorRT-LLM#23). Its ENABLED / supported variants are
+    # notices, not read
+    ("compatibility mode is UNAVAILABLE", "driver_insufficient"),
+    ("ERROR: This container was built for NVIDIA Driver Release", "driver_insufficient"),
     ("unspecified launch failure", "launch_failure"), ("busy or unavailable", "device_busy"),
     ("illegal memory access", "illegal_address"), ("uncorrectable ECC error", "ecc"),
     ("Found no NVIDIA driver", "no_device"),
