@@ -12,7 +12,7 @@ from doctor.aggregate_flight_recorder import flight_recorder, inspector_lag, sta
 from doctor.aggregate_node import gid_choice, hca_check, ib_summary, qp_timeouts, rail_layout, rdma_present, rdma_witness
 from doctor.aggregate_node import ud_timeouts
 from doctor.aggregate_gpu_memory import gpu0_excess
-from doctor.aggregate_nccl import init_unfinished
+from doctor.aggregate_nccl import duplicate_gpus, init_unfinished
 from doctor.aggregate_coll import coll_mismatch
 from doctor.bandwidth import expected_bandwidth
 from doctor.aggregate_cluster import busbw_check, node_skew, pcie_summary, slow_links, stragglers
@@ -224,6 +224,7 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
     known_bugs,             # versions in a documented bug's range with its symptom line (rules/data/known_bugs.yaml)
     gpu0_excess,            # GPU 0 holding more than every other GPU of one snapshot (doctor/aggregate_gpu_memory.py)
     init_unfinished,        # NCCL output that stops inside communicator init, nothing after it (doctor/aggregate_nccl.py)
+    duplicate_gpus,         # two ranks of one communicator on one host's GPU, from NCCL's init lines (aggregate_nccl.py)
     coll_mismatch,          # NCCL COLL lines: processes calling different collectives at one opCount (doctor/aggregate_coll.py)
 )
 

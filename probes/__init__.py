@@ -58,6 +58,7 @@ from probes.rdma_registration import RdmaRegistration
 from probes.rdma_qp_setup import RdmaQpSetup
 from probes.nccl_inspector import NcclInspector
 from probes.nccl_ras import NcclRasJson, NcclRasText
+from probes.nccl_comm_ranks import NcclCommRanks
 from probes.nccl_log import NcclLogProbe
 from probes.native_stack import NativeStacks
 from probes.profiler_table import ProfilerTable
@@ -91,6 +92,7 @@ from probes.versions import Versions
 LINE_PROBES: tuple[type[LineProbe], ...] = (
     LaunchErrors,       # rendezvous, store, gloo/NCCL socket connects, bind, resolve, ranks/devices
     NcclLogProbe,       # NCCL_DEBUG INFO: version, net, interfaces, GDR, channels
+    NcclCommRanks,      # NCCL's communicator-init lines: rank, communicator, GPU bus id
     NcclErrors,         # NCCL result codes, WARN lines, failed shm/ibv calls
     RdmaRegistration,   # ibv_reg_mr failures as UCX, NVSHMEM and perftest word them
     RdmaQpSetup,        # queue-pair RTR / GID failures as perftest and Mooncake word them

@@ -33,7 +33,7 @@ from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, Du
                                  ResolveError)
 from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, ProfilerTableRow, TraceCollectives,
                                TraceStraggler, TraceJob, TraceRank, TraceStep)
-from doctor.facts.nccl import (CallFailed, DeviceLimit, GdrState, HandleCorrupt, IbEvent, IbUnavailable, NcclChannel, NcclError, NcclHca, NcclLog,
+from doctor.facts.nccl import (CallFailed, DeviceLimit, GdrState, HandleCorrupt, IbEvent, IbUnavailable, NcclChannel, NcclCommRank, NcclError, NcclHca, NcclLog,
                                NcclInitUnfinished, NcclLogEnd, NcclNet,
                                NcclSummary, NcclVersion, NcclWarn)
 from doctor.facts.reachability import Reachability
@@ -55,7 +55,7 @@ _ALL: tuple[type[Fact], ...] = (
     ProxyDenied,
     # NCCL
     NcclVersion, NcclError, NcclWarn, CallFailed, NcclNet, IbUnavailable, GdrState, NcclChannel, NcclSummary,
-    HandleCorrupt, NcclLog, NcclLogEnd, NcclInitUnfinished, NcclHca, IbEvent, DeviceLimit,
+    HandleCorrupt, NcclLog, NcclLogEnd, NcclInitUnfinished, NcclHca, IbEvent, DeviceLimit, NcclCommRank,
     # GPU and memory
     CudaError, GpuFault, OomEvent, BusError, TraceFrame, GpuDevice, MemorySnapshot,
     FabricManagerState,

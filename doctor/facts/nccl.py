@@ -138,6 +138,18 @@ class NcclInitUnfinished(Fact):
 
 
 @fact
+class NcclCommRank(Fact):
+    """One rank of one NCCL communicator as its init line names it ("ncclCommInitRank comm 0x.. rank 1 nranks 2
+    cudaDev 0 nvmlDev 0 busId 100000 commId 0x.. - Init START", or "... - Init COMPLETE")."""
+
+    KIND = "nccl.comm_rank"
+    comm_id: str = ""              # the communicator's unique id (NCCL >= 2.12 prints it); "" when the line has none
+    comm_rank: int = -1            # the rank within that communicator
+    nranks: int = -1
+    bus_id: str = ""               # the PCI bus id of the GPU this rank runs on, as NCCL prints it (hex, no domain)
+
+
+@fact
 class NcclHca(Fact):
     """An HCA port NCCL's IB transport is using (NET/IB : Using [0]mlx5_0:1/IB ...)."""
 
