@@ -44,6 +44,7 @@ from probes.launch_command import LaunchCommand
 from probes.launch_errors import LaunchErrors
 from probes.lightning import Lightning
 from probes.limits import MemlockLines, MemlockValue
+from probes.rdma_absent import RdmaAbsent
 from probes.rdma_alloc import RdmaAllocErrors
 from probes.rdma_devx import RdmaDevxErrors
 from probes.ucx_fatal import UcxFatalLines
@@ -96,6 +97,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     NcclErrors,         # NCCL result codes, WARN lines, failed shm/ibv calls
     RdmaRegistration,   # ibv_reg_mr failures as UCX, NVSHMEM and perftest word them
     RdmaQpSetup,        # queue-pair RTR / GID failures as perftest and Mooncake word them
+    RdmaAbsent,         # ibstatus / ibv_devinfo found no RDMA device in the OS
     CudaErrors,         # CUDA errors, NVRM/Xid faults, DataLoader bus errors
     DcgmDiag,           # dcgmi diag: the tests that failed a GPU
     FabricManagerLines,  # NVSwitch Fabric Manager: service failed, or its version differs from the driver's

@@ -187,3 +187,20 @@ def test_invalid_usage_whose_warn_names_the_cause_is_read_by_its_rule() -> None:
     report = diagnose_files([str(REPO / "fixtures" / "cases" / "rank-lab-gpu-duplicate-gpu" / "input")])
     assert narrowing_sign(report.facts) == "nccl_invalid_usage"
     assert report.diagnoses[0].cause == "rank_config_error" and report.diagnoses[0].rules
+
+
+def test_no_rdma_device_gives_the_driver_stack_differential() -> None:
+    """ibstatus' 'sys files not found (/sys/class/infiniband/*/ports)' with the ConnectX-3 VF on lspci (azhpc-images#51,
+    an OFED that dropped the card): before, the crash guess known_software_bug 0.53 and ib_not_used nowhere."""
+    report = diagnose_files([str(REPO / "fixtures" / "cases" / "ib-not-used-azhpc-images-51-cx3pro-no-ib-device" / "input")])
+    assert narrowing_sign(report.facts) == "no_rdma_device"
+    assert set(sign_causes()["no_rdma_device"]) == {"ib_not_used", "firmware_outdated", "version_mismatch", "known_software_bug"}
+    assert "ib_not_used" in [d.cause for d in report.diagnoses[:3]]
+    assert all(d.confidence < 0.5 and not d.rules for d in report.diagnoses)
+
+
+def test_no_rdma_device_beside_the_drivers_firmware_complaint_is_read_by_its_rule() -> None:
+    """trinity#219: the same ibstatus line, and dmesg's 'please upgrade to later FW version': FW002 names the cause."""
+    report = diagnose_files([str(REPO / "fixtures" / "cases" / "firmware-trinity-219" / "input")])
+    assert narrowing_sign(report.facts) == "no_rdma_device"
+    assert report.diagnoses[0].cause == "firmware_outdated" and report.diagnoses[0].rules

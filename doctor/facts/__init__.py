@@ -8,7 +8,7 @@ from doctor.facts.collective import CollectiveMismatch, CollectiveProgress, Coll
 from doctor.facts.collective import NcclCollCall, NcclCollMismatch
 from doctor.facts.fabric import (ExpectedBandwidth, GidChoice, HcaCheck, IbGid, IbPort, IbSummary, QpTimeout, RailLayout,
                                  RdmaPresent, TopoAffinity)
-from doctor.facts.fabric import EndpointTimeout, UcxFatal
+from doctor.facts.fabric import EndpointTimeout, RdmaNoDevice, UcxFatal
 from doctor.facts.hardware import (GpuEcc, GpuFabric, GpuP2p, GpuProcess, GpuThrottle, Iommu, KernelModule, ModuleLoadFailed,
                                    ModuleSummary, PciAcs, PcieLink)
 from doctor.facts.hardware import ModuleInstalled, ModuleQuery
@@ -87,7 +87,7 @@ _ALL: tuple[type[Fact], ...] = (
     GpuMemoryUse, GpuMemorySkew,
     # node fabric (RDMA ports and GIDs, NCCL settings against them, rails, CPU affinity, expected bandwidth)
     IbPort, IbGid, IbSummary, HcaCheck, GidChoice, RailLayout, TopoAffinity, ExpectedBandwidth, QpTimeout,
-    RdmaPresent,
+    RdmaPresent, RdmaNoDevice,
     UcxFatal, EndpointTimeout,
     # speed: profiler traces, skew across ranks, utilisation
     TraceStep, TraceRank, TraceCollectives, TraceJob, TraceStraggler, CollectiveAbsent, CollectiveBandwidth, GpuUtilisation,

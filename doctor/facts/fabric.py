@@ -135,6 +135,15 @@ class RdmaPresent(Fact):
 
 
 @fact
+class RdmaNoDevice(Fact):
+    """An RDMA tool run on the node found no RDMA device in the OS (ibstatus' 'sys files not found
+    (/sys/class/infiniband/*/ports)'): no driver brought an HCA up there."""
+
+    KIND = "rdma.no_device"
+    tool: str = ""                 # the tool that said so: ibstatus
+
+
+@fact
 class UcxFatal(Fact):
     """A UCX transport's fatal line (`ud_iface.c:781  Fatal: transport error: Endpoint timeout`): the source file
     names the transport (ud_*, rc_*, dc_*), timeout whether the message is a timeout."""

@@ -150,6 +150,10 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
     # Open MPI killed a process it could not bind to its CPUs (hwloc_set_cpubind returned "Error"): a binding outside
     # the CPUs the job was given (Slurm's cgroup), or Open MPI's bundled hwloc under Slurm (ompi#12470, spd#246, MFC#1834)
     "process_binding_failed": ("launch.config_error", lambda f: str(f.get("what")).startswith("binding: ")),
+    # an RDMA tool found no RDMA device in the OS (ibstatus' 'sys files not found (/sys/class/infiniband/*/ports)'): no
+    # driver brought the HCA up - a missing or unsupported driver stack, firmware
+    # the driver refuses, modules built for another kernel (trinity#219, azhpc-images#51: two threads, two causes)
+    "no_rdma_device": ("rdma.no_device", _always),
     # NCCL's bare "invalid usage" (ncclInvalidUsage, "run with NCCL_DEBUG=WARN for details"): NCCL refused a call or a
     # setting and its WARN line, which names which, is not in the input. Last: any sign above says more.
     "nccl_invalid_usage": ("nccl.error", lambda f: f.get("code") == "invalid_usage"),
@@ -174,6 +178,8 @@ NARROWING_NOTES: dict[str, str] = {
                                "missing in a container",
     "process_binding_failed": "Open MPI could not bind a process to the CPUs it chose and killed it: the binding asks "
                               "for CPUs the job was not given, or the library's hwloc misreads the job's CPU set",
+    "no_rdma_device": "no RDMA device exists in the OS: no driver brought the HCA up (the driver stack missing or "
+                      "without support for this card, firmware it refuses, modules built for another kernel)",
     "nccl_invalid_usage": "NCCL refused the call or a setting (ncclInvalidUsage) without saying which here: two ranks "
                           "on one GPU, an NCCL_* variable it rejects, or no network transport it may use",
     "ib_retries_exceeded": "the HCA ran out of retries reaching its peer: the two NICs cannot talk (a port, the path, "
