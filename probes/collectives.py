@@ -25,6 +25,9 @@ _PROGRESS = lazy_compile(r"last enqueued (?:NCCL )?work: (?P<enq>-?\d+), last co
 _TIMEOUT_AT = lazy_compile(r"Timeout at NCCL work: (?P<seq>\d+)")
 _GLOO_WAIT = lazy_compile(r"Timed out waiting (?P<ms>\d+)ms for (?P<op>\w+) operation")
 _FINGERPRINT = lazy_compile(r"Rank (?P<r>\d+) is running (?:inconsistent )?collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+), )?OpType=(?P<op>\w+)")
+# ProcessGroupWrapper (TORCH_DISTRIBUTED_DEBUG=DETAIL): "Error when verifying shape tensors for collective ALLREDUCE on
+# rank 0. This likely indicates that input shapes into the collective are mismatched across ranks."
+_SHAPES = lazy_compile(r"Error when verifying shape tensors for collective (?P<op>\w+) on rank \d+")
 # PyTorch's heartbeat monitor: the watchdog thread itself hangs inside a NCCL or CUDA call (a communicator torn down in
 # the wrong order, a kernel that never finishes): "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making
 # progress in monitoring enqueued collectives" (ms-swift#7992, Fuser#3055), then "Terminating the process ... due to
@@ -40,6 +43,7 @@ class Collectives(LineProbe):
               "ddp.unused_parameters", "collective.stalled")
     triggers = ("Watchdog caught", "Timeout at NCCL work", "Mismatched collective detected", "collective operation timeout", "ncclCommWatchdog", "watchdogHandler",
                 "last enqueued", "Timed out waiting", "Detected mismatch between collectives", "CollectiveFingerPrint",
+                "Error when verifying shape tensors",
                 "Connection closed by peer", "Connection reset by peer", "Some NCCL operations have failed",
                 "finished reduction in the prior iteration", "NCCL communicator was aborted", "Read error", "Write error",
                 "watchdog got stuck", "watchdog hang", "Heartbeat monitor timed out")
@@ -74,6 +78,10 @@ class Collectives(LineProbe):
     def _desync(self, line_no: int, line: str) -> None:
         if "Mismatched collective detected" in line:
             self.ctx.emit(CollectiveMismatch, line_no, line, op="", seq=-1)
+        elif m := _SHAPES.search(line):
+            # TORCH_DISTRIBUTED_DEBUG=DETAIL's shape check before a collective: the ranks passed tensors of different
+            # shapes to one collective (the PyTorch docs' example: without DETAIL, NCCL hangs or reads garbage)
+            self.ctx.emit(CollectiveMismatch, line_no, line, op=m["op"], seq=-1)
         elif "Detected mismatch between collectives" in line or _FINGERPRINT.search(line):
             # A fingerprint alone is no mismatch: TORCH_DISTRIBUTED_DEBUG=DETAIL prints "[Rank 0] Running collective:
             # CollectiveFingerPrint(...)" for every collective of a healthy run; only "Rank N is running
