@@ -157,6 +157,10 @@ class NcclErrors(LineProbe):
             # the peer's segment is opened, not created: ENOENT here means the creator's file is not in this
             # /dev/shm (another IPC namespace, a segment already unlinked, an NCCL bug), not that /dev/shm is full
             self._call(n, line, "shm_attach", "/dev/shm")
+        elif "unlink shared memory" in low and "failed" in low:
+            # NCCL removing a segment it made itself finds it gone ("unlink shared memory /dev/shm/nccl-X failed, error:
+            # No such file or directory"): something else deleted it (systemd-logind's RemoveIPC, a /dev/shm cleaner)
+            self._call(n, line, "shm_unlink", "/dev/shm")
         elif "shared memory segment" in low and "error" in low:
             self._call(n, line, "shm_alloc", "/dev/shm")
         elif "unable to open shared memory object" in low:
