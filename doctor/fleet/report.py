@@ -87,10 +87,12 @@ def _expected(ran: Counter[tuple[str, int]], failed: Counter[tuple[str, int]]) -
 
 
 def _node_failures(job: StoredJob) -> dict[str, dict[str, Any]]:
-    """node -> the first node-class diagnosis of this job that names it (a job counts once per node)."""
+    """node -> the first node-class diagnosis of this job that names it (a job counts once per node). Only a diagnosis
+    a rule supports names a node: a guess from the symptom alone (no rules, its evidence the symptom's line) says
+    which causes are usual for such a failure, not that this node has one."""
     out: dict[str, dict[str, Any]] = {}
     for d in job.diagnoses:
-        if cause_class(d["cause"]) != "node":
+        if cause_class(d["cause"]) != "node" or not d.get("rules"):
             continue
         line = d["evidence"][0] if d.get("evidence") else {}
         for node in d.get("nodes", []):

@@ -56,7 +56,7 @@ def test_a_busy_node_in_small_jobs_is_judged_by_its_own_jobs() -> None:
     from doctor.fleet.store import StoredJob
 
     def job(i: int, nodes: list[str], culprit: str | None) -> StoredJob:
-        diagnoses = [{"cause": "straggler", "nodes": [culprit], "evidence": []}] if culprit else []
+        diagnoses = [{"cause": "straggler", "rules": ["CLU012"], "nodes": [culprit], "evidence": []}] if culprit else []
         return StoredJob(str(i), str(i), "", None, float(i), float(i), "t", nodes, diagnoses)
 
     jobs = []
@@ -69,6 +69,20 @@ def test_a_busy_node_in_small_jobs_is_judged_by_its_own_jobs() -> None:
     busy = next(v for v in report.nodes if v.node == "busy")
     assert busy.failures / busy.jobs > 2 * report.fleet_rate   # far above the fleet-wide rate ...
     assert not busy.suspect and busy.p_value > 0.3              # ... and just what its jobs predict
+
+
+def test_a_guess_from_the_symptom_blames_no_node() -> None:
+    """A desync job's diagnoses end with the hang's usual causes as guesses (p2p_broken at 0.01, no rule, its
+    evidence the symptom's line on some node): that names no node. Before, every such guess counted as a failure of
+    the node that printed the line, which raised the fleet rate until a real bad node was no longer suspect."""
+    from doctor.fleet.report import build
+    from doctor.fleet.store import StoredJob
+
+    guess = {"cause": "p2p_broken", "rules": [], "confidence": 0.01, "nodes": ["n1"], "evidence": []}
+    ruled = {"cause": "straggler", "rules": ["CLU012"], "confidence": 0.9, "nodes": ["n2"], "evidence": []}
+    jobs = [StoredJob("1", "1", "", None, 1.0, 1.0, "t", ["n1", "n2"], [ruled, guess])]
+    report = build(jobs)
+    assert set(report.failures) == {"n2"}
 
 
 @pytest.mark.parametrize("path", [p for p in TAXONOMIES if p.exists()], ids=lambda p: p.name)
