@@ -28,6 +28,9 @@ _FINGERPRINT = lazy_compile(r"Rank (?P<r>\d+) is running (?:inconsistent )?colle
 # ProcessGroupWrapper (TORCH_DISTRIBUTED_DEBUG=DETAIL): "Error when verifying shape tensors for collective ALLREDUCE on
 # rank 0. This likely indicates that input shapes into the collective are mismatched across ranks."
 _SHAPES = lazy_compile(r"Error when verifying shape tensors for collective (?P<op>\w+) on rank \d+")
+# the Flight Recorder analyser's report (torch.distributed.flight_recorder, `torchfrtrace`): "Not all ranks joining
+# collective 5 at entry 4" followed by "missing ranks: {1}"
+_FR_MISSING = lazy_compile(r"Not all ranks joining collective (?P<seq>\d+) at entry \d+")
 # PyTorch's heartbeat monitor: the watchdog thread itself hangs inside a NCCL or CUDA call (a communicator torn down in
 # the wrong order, a kernel that never finishes): "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making
 # progress in monitoring enqueued collectives" (ms-swift#7992, Fuser#3055), then "Terminating the process ... due to
@@ -43,7 +46,8 @@ class Collectives(LineProbe):
               "ddp.unused_parameters", "collective.stalled")
     triggers = ("Watchdog caught", "Timeout at NCCL work", "Mismatched collective detected", "collective operation timeout", "ncclCommWatchdog", "watchdogHandler",
                 "last enqueued", "Timed out waiting", "Detected mismatch between collectives", "CollectiveFingerPrint",
-                "Error when verifying shape tensors",
+                "Error when verifying shape tensors", "Cannot apply desired operation due to shape mismatches",
+                "Not all ranks joining collective",
                 "Connection closed by peer", "Connection reset by peer", "Some NCCL operations have failed",
                 "finished reduction in the prior iteration", "NCCL communicator was aborted", "Read error", "Write error",
                 "watchdog got stuck", "watchdog hang", "Heartbeat monitor timed out")
@@ -78,6 +82,12 @@ class Collectives(LineProbe):
     def _desync(self, line_no: int, line: str) -> None:
         if "Mismatched collective detected" in line:
             self.ctx.emit(CollectiveMismatch, line_no, line, op="", seq=-1)
+        elif "Cannot apply desired operation due to shape mismatches" in line:
+            # accelerate's debug mode (ACCELERATE_DEBUG_MODE): the processes passed different shapes to one operation
+            self.ctx.emit(CollectiveMismatch, line_no, line, op="", seq=-1)
+        elif m := _FR_MISSING.search(line):
+            # the Flight Recorder analyser (torchfrtrace): some ranks never entered collective N
+            self.ctx.emit(CollectiveMismatch, line_no, line, op="", seq=int(m["seq"]))
         elif m := _SHAPES.search(line):
             # TORCH_DISTRIBUTED_DEBUG=DETAIL's shape check before a collective: the ranks passed tensors of different
             # shapes to one collective (the PyTorch docs' example: without DETAIL, NCCL hangs or reads garbage)
