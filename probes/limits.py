@@ -17,6 +17,10 @@ _VERBS_WARNING = lazy_compile(r"RLIMIT_MEMLOCK is (?P<bytes>\d+) bytes")
 # UCX: "... Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)"; DAPL: "RLIMIT_MEMLOCK too small"
 _UCX_HINT = lazy_compile(r"max locked memory \(ulimit -l\) to 'unlimited' \(current: (?P<kb>\d+) kbytes\)")
 _DAPL = lazy_compile(r"RLIMIT_MEMLOCK too small")
+# Open MPI's openib BTL help text: "The OpenIB BTL failed to initialize while trying to allocate some / locked memory.
+# ..." and, a few lines on, its field "Memlock limit: 32767" (the limit that stopped it, in KiB; Open MPI FAQ)
+_OPENIB = "failed to initialize while trying to allocate some"
+_OPENIB_LIMIT = lazy_compile(r"^\s*Memlock limit:\s+(?P<kb>\d+|unlimited)\s*$")
 _BARE = lazy_compile(r"^\s*(?P<v>\d+|unlimited)\s*$")
 
 
@@ -27,13 +31,20 @@ def _kb(value: str) -> int:
 class MemlockLines(LineProbe):
     name = "memlock"
     yields = ("sys.ulimit",)
-    triggers = ("max locked memory", "ulimit -l", "RLIMIT_MEMLOCK")
+    triggers = ("max locked memory", "ulimit -l", "RLIMIT_MEMLOCK", _OPENIB, "Memlock limit:")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
         self.asked = 0
+        self.openib = False      # inside Open MPI's openib locked-memory help text: its "Memlock limit:" field follows
 
     def feed(self, line_no: int, line: str) -> None:
+        if _OPENIB in line:
+            self.openib = True
+        elif self.openib and (limit := _OPENIB_LIMIT.match(line)):
+            self.openib = False   # Open MPI names the limit it hit: the one stopping it
+            self.ctx.emit(Ulimit, line_no, line, name="memlock", kb=_kb(limit["kb"]), warned=True)
+            return
         m = _ULIMIT_A.search(line)
         if m:
             self.ctx.emit(Ulimit, line_no, line, name="memlock", kb=_kb(m["v"]))
