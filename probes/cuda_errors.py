@@ -132,6 +132,9 @@ _IPC_OPEN_INVALID = lazy_compile(r"cuIpcOpenMemHandle(?::\s*invalid argument, CU
                                  r"|\s+return value:\s+1\b)")
 _CAUSED_BY = lazy_compile(r"caused by previous Xid (?P<xid>\d+)")
 _XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
+# the Kubernetes device plugin's health check: "XidCriticalError: Xid=79 on Device=GPU-<uuid>; marking device as
+# unhealthy." (NVIDIA GPU Operator troubleshooting): the same driver event as dmesg's NVRM Xid line, named by GPU UUID
+_PLUGIN_XID = lazy_compile(r"XidCriticalError: Xid=(?P<xid>\d+) on Device=(?P<dev>\S+?);")
 
 
 class CudaErrors(LineProbe):
@@ -197,6 +200,9 @@ class CudaErrors(LineProbe):
 
     def _fault(self, n: int, line: str) -> None:
         m = _XID.search(line)
+        if not m and (plugin := _PLUGIN_XID.search(line)):
+            self.ctx.emit(GpuFault, n, line, fault="xid", xid=int(plugin["xid"]), bus_id=plugin["dev"])
+            return
         if m:
             self.ctx.emit(GpuFault, n, line, fault="xid", xid=int(m["xid"]), bus_id=m["bus"])
             cause = _CAUSED_BY.search(line)
