@@ -65,13 +65,16 @@ def cause_class(cause: str) -> str:
 
 
 def decide(diagnoses: list[dict], job_nodes: list[str], suspects: set[str]) -> Decision:
-    """The job's decision from its leading diagnosis, and the fleet's suspect nodes among its own."""
+    """The job's decision from its leading diagnosis that a rule supports, and the fleet's suspect nodes among its
+    own. Causes guessed from the symptom alone (no rule) decide nothing: they say what is usual, not what happened."""
     flagged = tuple(sorted(n for n in job_nodes if n in suspects))
-    if not diagnoses:
+    ruled = [d for d in diagnoses if d.get("rules")]
+    if not ruled:
+        found = f"only guesses ({diagnoses[0]['cause']} first)" if diagnoses else "no cause found"
         if flagged:
-            return Decision("restart_excluding", flagged, f"no cause found; {', '.join(flagged)} suspect fleet-wide")
-        return Decision("unknown", (), "no cause found in the upload")
-    top = diagnoses[0]
+            return Decision("restart_excluding", flagged, f"{found}; {', '.join(flagged)} suspect fleet-wide")
+        return Decision("unknown", (), f"{found} in the upload")
+    top = ruled[0]
     kind = cause_class(top["cause"])
     if kind == "program":
         return Decision("stop", (), f"{top['cause']}: a program or launch error, a restart fails the same way")

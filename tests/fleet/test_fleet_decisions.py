@@ -92,12 +92,25 @@ def test_every_taxonomy_cause_has_a_decision_class(path: Path) -> None:
 
 
 def test_decisions() -> None:
-    straggler = [{"cause": "straggler", "nodes": ["gpu07"]}]
+    straggler = [{"cause": "straggler", "rules": ["CLU012"], "nodes": ["gpu07"]}]
     assert decide(straggler, ["gpu07", "gpu08"], set()).exclude == ("gpu07",)
-    oom = decide([{"cause": "oom_model_states", "nodes": ["gpu07"]}], ["gpu07"], {"gpu07"})
+    oom = decide([{"cause": "oom_model_states", "rules": ["MEM020"], "nodes": ["gpu07"]}], ["gpu07"], {"gpu07"})
     assert oom.action == "stop" and "program" in oom.reason
     assert decide([], ["gpu07"], set()).action == "unknown"
     assert decide([], ["gpu07", "gpu08"], {"gpu08"}).exclude == ("gpu08",)
-    assert decide([{"cause": "port_in_use", "nodes": []}], ["a"], set()).action == "restart"
-    assert decide([{"cause": "gpu_hw_fault", "nodes": []}], ["a"], set()).action == "unknown"
-    assert decide([{"cause": "not_a_cause", "nodes": []}], ["a"], set()).action == "unknown"
+    assert decide([{"cause": "port_in_use", "rules": ["NET005"], "nodes": []}], ["a"], set()).action == "restart"
+    assert decide([{"cause": "gpu_hw_fault", "rules": ["GPU002"], "nodes": []}], ["a"], set()).action == "unknown"
+    assert decide([{"cause": "not_a_cause", "rules": ["X"], "nodes": []}], ["a"], set()).action == "unknown"
+
+
+def test_a_guess_decides_nothing() -> None:
+    """The crash symptom's guess known_software_bug (no rule) would have stopped the job as a program error, and a
+    node-class guess excluded the node that printed the symptom's line: both are 'unknown' now."""
+    ksb = {"cause": "known_software_bug", "rules": [], "nodes": []}
+    assert decide([ksb], ["a"], set()).action == "unknown"
+    p2p = {"cause": "p2p_broken", "rules": [], "nodes": ["a"]}
+    decision = decide([p2p], ["a", "b"], set())
+    assert decision.action == "unknown" and "only guesses" in decision.reason
+    assert decide([p2p], ["a", "b"], {"b"}).exclude == ("b",)      # a fleet-wide suspect is still excluded
+    ruled = {"cause": "straggler", "rules": ["CLU012"], "nodes": ["b"]}
+    assert decide([ksb, ruled], ["a", "b"], set()).exclude == ("b",)   # the first diagnosis a rule supports
