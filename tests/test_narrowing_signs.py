@@ -204,3 +204,15 @@ def test_no_rdma_device_beside_the_drivers_firmware_complaint_is_read_by_its_rul
     report = diagnose_files([str(REPO / "fixtures" / "cases" / "firmware-trinity-219" / "input")])
     assert narrowing_sign(report.facts) == "no_rdma_device"
     assert report.diagnoses[0].cause == "firmware_outdated" and report.diagnoses[0].rules
+
+
+@pytest.mark.parametrize("case,cause", [("env-cscsdocs-nccl-net-plugin-ofi-uenv", "nccl_env_misuse"),
+                                        ("ib-not-used-cscsdocs-aws-ofi-plugin-not-loaded", "ib_not_used")])
+def test_a_network_no_plugin_provides_gives_its_differential(case: str, cause: str) -> None:
+    """CSCS's known issues: 'NCCL WARN Error: network AWS Libfabric not found.' after an NCCL_NET left from another
+    environment, and after a plugin that was not loaded (held-out batch DE: known_software_bug first on both)."""
+    report = diagnose_files([str(REPO / "fixtures" / "cases" / case / "input")])
+    assert narrowing_sign(report.facts) == "nccl_net_not_found"
+    assert cause in sign_causes()["nccl_net_not_found"]
+    assert report.differential is not None and report.differential.symptom == "nccl_net_not_found"
+    assert all(not d.rules and d.confidence < 0.5 for d in report.diagnoses)

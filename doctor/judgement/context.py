@@ -154,6 +154,10 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
     # driver brought the HCA up - a missing or unsupported driver stack, firmware
     # the driver refuses, modules built for another kernel (trinity#219, azhpc-images#51: two threads, two causes)
     "no_rdma_device": ("rdma.no_device", _always),
+    # NCCL_NET (or a plugin's default) asks for a network no loaded plugin provides: "NCCL WARN Error: network AWS
+    # Libfabric not found." (CSCS's known issues: an NCCL_NET left from another environment, a plugin not loaded)
+    "nccl_net_not_found": ("nccl.warn", lambda f: str(f.get("message")).startswith("Error: network ")
+                           and str(f.get("message")).rstrip(".").endswith(" not found")),
     # NCCL's bare "invalid usage" (ncclInvalidUsage, "run with NCCL_DEBUG=WARN for details"): NCCL refused a call or a
     # setting and its WARN line, which names which, is not in the input. Last: any sign above says more.
     "nccl_invalid_usage": ("nccl.error", lambda f: f.get("code") == "invalid_usage"),
@@ -180,6 +184,8 @@ NARROWING_NOTES: dict[str, str] = {
                               "for CPUs the job was not given, or the library's hwloc misreads the job's CPU set",
     "no_rdma_device": "no RDMA device exists in the OS: no driver brought the HCA up (the driver stack missing or "
                       "without support for this card, firmware it refuses, modules built for another kernel)",
+    "nccl_net_not_found": "NCCL was asked for a network no loaded plugin provides: NCCL_NET names it, and its plugin "
+                          "is missing from this environment or the setting is left from another",
     "nccl_invalid_usage": "NCCL refused the call or a setting (ncclInvalidUsage) without saying which here: two ranks "
                           "on one GPU, an NCCL_* variable it rejects, or no network transport it may use",
     "ib_retries_exceeded": "the HCA ran out of retries reaching its peer: the two NICs cannot talk (a port, the path, "
