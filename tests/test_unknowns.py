@@ -80,6 +80,8 @@ def test_unknown_in_text_json_and_exit_code(doctor_cli) -> None:
     ("E0912 23:44:51.552719 2536982 pjrt_stream_executor_client.cc:3008] Execution of replica 0 failed: INTERNAL: NCCL "
      "operation ncclAllReduce( send_buffer.opaque(), recv_buffer.opaque(), ToNcclCount(dtype, count), nccl_dtype, "
      "ToNcclReduction(reduction_kind), comm_, se::gpu::AsGpuStreamValue(stream)) failed: invalid argument", "failed"),
+    # a counter that is not zero stays a failure line
+    ("Total: 28, Passed: 26, Failed: 2, Waived: 0", "failed"),
 ])
 def test_error_looking_lines_are_kept(line: str, form: str) -> None:
     assert classify(line) == form
@@ -102,6 +104,7 @@ def test_error_looking_lines_are_kept(line: str, form: str) -> None:
     "Fatal: not a git repository (or any of the parent directories): .git",   # only after a source location: UCX's form
     # rdma(8) on this machine, no RDMA netlink: no RDMA devices here (recorded: healthy-lab-doctor-collect's bundle)
     "Failed to open NETLINK_RDMA socket",
+    "Total: 28, Passed: 28, Failed: 0, Waived: 0",   # gdrcopy's sanity summary (its README, held-out batch DF)
 ])
 def test_lines_that_only_look_like_errors_are_not(line: str) -> None:
     assert classify(line) == ""
