@@ -141,7 +141,7 @@ class CudaErrors(LineProbe):
     name = "cuda_errors"
     yields = ("cuda.error", "gpu.fault", "worker.bus_error", "worker.exited")
     triggers = tuple(words for words, _ in _CUDA) + (
-        "NVRM", "Xid", "fallen off the bus", "Bus error", "bus error", "unsupported CUDA version",
+        "NVRM", "Xid", "fallen off the bus", "infoROM is corrupted", "Bus error", "bus error", "unsupported CUDA version",
         "unsatisfied condition: cuda",   # nvidia-container-cli's refusal (_CONTAINER_CLI_CUDA)
         "BUS error",            # PaddlePaddle: "Unexpected BUS error encountered in DataLoader worker"
         "Signal 7 (SIGBUS)",    # torchrun's failure summary of a rank killed by SIGBUS
@@ -157,7 +157,7 @@ class CudaErrors(LineProbe):
         if ("ismatch" in line or "display driver" in line) and (m := _DRIVER_LIBRARY.search(line)):
             self.ctx.emit(CudaError, line_no, line, error="driver_library_mismatch", detail=m.group(0))
             return
-        if "NVRM" in line or "Xid" in line or "fallen off the bus" in line:
+        if "NVRM" in line or "Xid" in line or "fallen off the bus" in line or "infoROM is corrupted" in line:
             self._fault(line_no, line)
             return
         if "cuIpcOpenMemHandle" in line and _IPC_OPEN_INVALID.search(line):
@@ -212,6 +212,10 @@ class CudaErrors(LineProbe):
             self.ctx.emit(GpuFault, n, line, fault="reset_required")
         elif "fallen off the bus" in line:
             self.ctx.emit(GpuFault, n, line, fault="fell_off_bus")
+        elif "infoROM is corrupted" in line:
+            # nvidia-smi's own check of the GPU's infoROM (its configuration and error-record storage): "WARNING:
+            # infoROM is corrupted at gpu 0000:0B:00.0", exit code 14; NVIDIA's action is to replace the GPU
+            self.ctx.emit(GpuFault, n, line, fault="inforom")
         elif "RmInitAdapter failed" in line or "rm_init_adapter failed" in line:
             # the driver could not bring this GPU up: what nvidia-smi then calls "No devices were found" (the narrowing
             # sign no_gpu_initialised: a driver that does not support it, the GPU itself, its firmware)

@@ -23,7 +23,8 @@ class CudaError(Fact):
 
 @fact
 class GpuFault(Fact):
-    """A hardware/driver fault line (dmesg NVRM, Xid). fault: xid | reset_required | fell_off_bus | gsp | ecc."""
+    """A hardware/driver fault line (dmesg NVRM, Xid; nvidia-smi's infoROM check). fault: xid | reset_required | fell_off_bus |
+    gsp | ecc | inforom."""
 
     KIND = "gpu.fault"
     fault: str = ""
