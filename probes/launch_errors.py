@@ -81,6 +81,9 @@ _ORDINAL = lazy_compile(r"invalid device ordinal", re.I)
 # NCCL init.cc: "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx"; the sentence after the colon is
 # the sign itself and is read without the prefix too (a log re-posted or re-worded keeps it, thomaskalnik.com DeepSeek V3 part 4)
 _DUPLICATE = lazy_compile(r"(?:Duplicate GPU detected\s*:\s*)?\brank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>\w+)")
+# a framework's own words for NCCL's refusal, before or instead of it: "RuntimeError: Attempting to use the same CUDA
+# device for multiple distinct roles/ranks within the same communicator." (TRL's vLLM server and trainer on one GPU)
+_SAME_DEVICE = "same CUDA device for multiple distinct roles/ranks within the same communicator"
 _LOCAL_RANK_CHECK = lazy_compile(r"expected local-rank to be the same as rank % device-count")    # Megatron(-DeepSpeed)
 _TWO_DEVICES = lazy_compile(r"Expected all tensors to be on the same device, but found at least two devices, "
                             r"(?P<a>cuda:\d+) and (?P<b>cuda:\d+)")
@@ -130,7 +133,7 @@ class LaunchErrors(LineProbe):
                 "Unknown host",
                 "gaierror", "bind on local address", _LISTEN_ANY, "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
-                "Duplicate GPU detected", "both on CUDA device", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
+                "Duplicate GPU detected", "both on CUDA device", "same CUDA device for multiple", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
                 "another process is utilizing it", "Could not establish connection to redis",
                 "Failed to connect to GCS at address", "rank % device-count", "found at least two devices",
                 "Runtime world size", "mpiSize == tp", "MPI size ", "worldSize is expected",
@@ -300,6 +303,9 @@ class LaunchErrors(LineProbe):
         m = _DUPLICATE.search(line)
         if m:
             self.ctx.emit(DuplicateGpu, n, line, rank_a=int(m["a"]), rank_b=int(m["b"]), bus_id=m["bus"])
+            return True
+        if _SAME_DEVICE in line:    # the same refusal in a framework's words, no ranks or device named
+            self.ctx.emit(DuplicateGpu, n, line, rank_a=-1, rank_b=-1, bus_id="")
             return True
         if _ORDINAL.search(line):
             self.ctx.emit(DeviceOrdinalError, n, line)
