@@ -97,7 +97,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     NcclErrors,         # NCCL result codes, WARN lines, failed shm/ibv calls
     RdmaRegistration,   # ibv_reg_mr failures as UCX, NVSHMEM and perftest word them
     RdmaQpSetup,        # queue-pair RTR / GID failures as perftest and Mooncake word them
-    RdmaAbsent,         # ibstatus / ibv_devinfo found no RDMA device in the OS
+    RdmaAbsent,         # ibstatus found no RDMA device in the OS
     CudaErrors,         # CUDA errors, NVRM/Xid faults, DataLoader bus errors
     DcgmDiag,           # dcgmi diag: the tests that failed a GPU
     FabricManagerLines,  # NVSwitch Fabric Manager: service failed, or its version differs from the driver's

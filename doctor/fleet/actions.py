@@ -64,11 +64,16 @@ def cause_class(cause: str) -> str:
     return CAUSE_CLASS.get(cause, "unknown")
 
 
+def supported(diagnosis: dict) -> bool:
+    """A rule supports it: not a cause guessed from the symptom alone, which says what is usual, not what happened."""
+    return bool(diagnosis.get("rules"))
+
+
 def decide(diagnoses: list[dict], job_nodes: list[str], suspects: set[str]) -> Decision:
     """The job's decision from its leading diagnosis that a rule supports, and the fleet's suspect nodes among its
     own. Causes guessed from the symptom alone (no rule) decide nothing: they say what is usual, not what happened."""
     flagged = tuple(sorted(n for n in job_nodes if n in suspects))
-    ruled = [d for d in diagnoses if d.get("rules")]
+    ruled = [d for d in diagnoses if supported(d)]
     if not ruled:
         found = f"only guesses ({diagnoses[0]['cause']} first)" if diagnoses else "no cause found"
         if flagged:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from doctor.fleet.actions import Decision, cause_class, decide
+from doctor.fleet.actions import Decision, cause_class, decide, supported
 from doctor.fleet.hostlist import compress
 from doctor.fleet.store import StoredJob
 from doctor.fleet.suspects import ALPHA, MIN_FAILURES, NodeVerdict, judge, stratum
@@ -92,7 +92,7 @@ def _node_failures(job: StoredJob) -> dict[str, dict[str, Any]]:
     which causes are usual for such a failure, not that this node has one."""
     out: dict[str, dict[str, Any]] = {}
     for d in job.diagnoses:
-        if cause_class(d["cause"]) != "node" or not d.get("rules"):
+        if cause_class(d["cause"]) != "node" or not supported(d):
             continue
         line = d["evidence"][0] if d.get("evidence") else {}
         for node in d.get("nodes", []):

@@ -4,6 +4,7 @@ Both are read from facts already gathered (no new parsing here). Tables, in orde
 """
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from doctor.facts import Fact
@@ -17,6 +18,9 @@ def _always(_: Fact) -> bool:
 
 
 BELOW_EXPECTATION = 0.7    # a measurement under 70% of what was expected is a slowness (the bench rules' bands)
+
+
+_NET_NOT_FOUND = re.compile(r"Error: network .+ not found\.?$")     # NCCL's net.cc WARN
 
 
 def _stuck_in_collective(f: Fact) -> bool:
@@ -151,13 +155,12 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
     # the CPUs the job was given (Slurm's cgroup), or Open MPI's bundled hwloc under Slurm (ompi#12470, spd#246, MFC#1834)
     "process_binding_failed": ("launch.config_error", lambda f: str(f.get("what")).startswith("binding: ")),
     # an RDMA tool found no RDMA device in the OS (ibstatus' 'sys files not found (/sys/class/infiniband/*/ports)'): no
-    # driver brought the HCA up - a missing or unsupported driver stack, firmware
-    # the driver refuses, modules built for another kernel (trinity#219, azhpc-images#51: two threads, two causes)
+    # driver brought the HCA up - a missing or unsupported driver stack, firmware the driver refuses, modules built for
+    # another kernel (trinity#219, azhpc-images#51: two threads, two causes)
     "no_rdma_device": ("rdma.no_device", _always),
     # NCCL_NET (or a plugin's default) asks for a network no loaded plugin provides: "NCCL WARN Error: network AWS
     # Libfabric not found." (CSCS's known issues: an NCCL_NET left from another environment, a plugin not loaded)
-    "nccl_net_not_found": ("nccl.warn", lambda f: str(f.get("message")).startswith("Error: network ")
-                           and str(f.get("message")).rstrip(".").endswith(" not found")),
+    "nccl_net_not_found": ("nccl.warn", lambda f: bool(_NET_NOT_FOUND.match(str(f.get("message"))))),
     # NCCL's bare "invalid usage" (ncclInvalidUsage, "run with NCCL_DEBUG=WARN for details"): NCCL refused a call or a
     # setting and its WARN line, which names which, is not in the input. Last: any sign above says more.
     "nccl_invalid_usage": ("nccl.error", lambda f: f.get("code") == "invalid_usage"),
