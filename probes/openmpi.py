@@ -24,6 +24,7 @@ Sample input (Open MPI 4.1 help blocks span several lines; the values come a few
 """
 from __future__ import annotations
 
+import errno
 import re
 from typing import Any
 
@@ -49,6 +50,11 @@ _CONNECT_TO = lazy_compile(r"connect\(\) to (?P<host>[\w.:\-]+?):(?P<port>\d+) f
 # Open MPI before 4.1 reports a failed BTL connect on one line (no port); btl_base_verbose reports a connection
 # that arrived from an address the peer never advertised (the event the 4.1 'accepted a TCP connection' block names).
 _ENDPOINT_CONNECT = lazy_compile(r"_complete_connect\]\s*connect\(\) to (?P<host>[\w.:\-]+?) failed: (?P<err>[^(]+)")
+# Open MPI 4.x and later print the errno as a number: "mca_btl_tcp_endpoint_complete_connect: connect() failed with
+# errno=113" (113 = EHOSTUNREACH: the BTL paired two interfaces with no route between them, Open MPI's FAQ on TCP)
+_ENDPOINT_ERRNO = lazy_compile(r"_complete_connect: connect\(\) failed with errno=(?P<errno>\d+)")
+_ERRNO_OUTCOMES = {errno.ECONNREFUSED: "refused", errno.ETIMEDOUT: "timeout", errno.EHOSTUNREACH: "unreachable",
+                   errno.ENETUNREACH: "unreachable", errno.ECONNRESET: "reset"}
 _MATCH_INCOMING = lazy_compile(r"btl: tcp: Match incoming connection from \[\[[\d,]+\],\d+\] (?P<host>[\w.:\-]+) "
                                r"with locally known IP \S+ failed")
 _UNREACHABLE = lazy_compile(r"At least one pair of MPI processes are unable to reach each other")
@@ -88,7 +94,7 @@ class OpenMpi(LineProbe):
     triggers = ("invalid value was given for", "failed to TCP connect", "unable to complete a TCP connection",
                 "exited with non-zero status", "Local host:", "Remote host:", "  Value:", "  Message:", "  Error:",
                 "Exit code:", "Process name:", "unable to reach each other", "accepted a TCP connection from",
-                "unable to reliably start", "unable to start one or more daemons", "_complete_connect]",
+                "unable to reliably start", "unable to start one or more daemons", "_complete_connect]", "_complete_connect: ",
                 "Match incoming connection from", "UCX", "mpi_cuda_support",
                 "built_with_cuda_support", "direct launched using", "PMIX ERROR", "PMIx_Init", "PMI_Init", "PMI2_Init",
                 "OPAL ERROR", "noticed that process rank", "-mca ", "--mca ", "not enough slots available",
@@ -155,6 +161,8 @@ class OpenMpi(LineProbe):
     def _mpi_lines(self, n: int, line: str) -> bool:
         if "_complete_connect]" in line and (m := _ENDPOINT_CONNECT.search(line)):
             self._connect(n, line, m["host"], -1, outcome_of(m["err"]), self._node(line))
+        elif "failed with errno=" in line and (m := _ENDPOINT_ERRNO.search(line)):
+            self._connect(n, line, "", -1, _ERRNO_OUTCOMES.get(int(m["errno"]), "other"), self._node(line))
         elif "Match incoming" in line and (m := _MATCH_INCOMING.search(line)):
             self._connect(n, line, m["host"], -1, "misdirected", self._node(line))
         elif _UNREACHABLE.search(line):
