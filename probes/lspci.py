@@ -20,6 +20,11 @@ from doctor.probing.regex import lazy_compile
 _DEVICE = lazy_compile(r"^(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?P<desc>[^:]+: .*)$")
 _LNK = lazy_compile(r"^\s*(?P<which>LnkCap|LnkSta):\s+(?:Port #\d+,\s*)?Speed (?P<speed>[\d.]+)GT/s[^,]*,\s*"
                   r"Width x(?P<width>\d+)")
+# a per-device summary on one line, as scripts print it ("for d in ...; lspci -s $d -vv | grep Lnk"):
+# "0002:01:00.0  LnkCap: Speed 32GT/s, Width x4    LnkSta: Speed 32GT/s, Width x2 (downgraded)"
+_ONE_LINE = lazy_compile(r"^(?P<bdf>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+LnkCap:\s+(?:Port #\d+,\s*)?"
+                       r"Speed (?P<cs>[\d.]+)GT/s[^,]*,\s*Width x(?P<cw>\d+).*?LnkSta:\s+Speed (?P<ss>[\d.]+)GT/s[^,]*,\s*"
+                       r"Width x(?P<sw>\d+)")
 _ACS = lazy_compile(r"^\s*ACSCtl:\s+(?P<flags>.*)$")
 _EXPRESS = lazy_compile(r"^\s*Capabilities: \[\w+\] Express \(v\d\) (?P<type>Root Port|Upstream Port|Downstream Port)")
 _REDIRECTING = ("SrcValid+", "ReqRedir+", "CmpltRedir+")
@@ -42,12 +47,17 @@ class Lspci(DocumentProbe):
     @classmethod
     def sniff(cls, head: str) -> bool:
         lines = head.splitlines()[:2000]
-        return any(_LNK.match(x) or _ACS.match(x) for x in lines)
+        return any(_LNK.match(x) or _ACS.match(x) or _ONE_LINE.match(x) for x in lines)
 
     def parse(self, text: str, ctx: ParseContext) -> None:
         bdf, desc, port_type = "", "", ""
         cap: tuple[int, int] | None = None
         for number, line in enumerate(text.splitlines(), start=1):
+            m = _ONE_LINE.match(line)
+            if m:
+                cap_now = (gen_of(m["cs"]), int(m["cw"])), (gen_of(m["ss"]), int(m["sw"]))
+                self._link(ctx, number, line, m["bdf"], "PCIe device", *cap_now)
+                continue
             m = _DEVICE.match(line)
             if m:
                 bdf, desc, cap, port_type = m["bdf"], m["desc"].strip(), None, ""
