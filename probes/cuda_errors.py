@@ -90,6 +90,11 @@ _DOCKER_CUDA = lazy_compile(r"unsupported CUDA version: (?:driver )?\d+(?:\.\d+)
 # than the host driver supports: "requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a
 # newer version, or use an earlier cuda container" (dashdot#1226, batch BW). Other conditions (brand, arch) are not this
 _CONTAINER_CLI_CUDA = lazy_compile(r"unsatisfied condition: cuda\s*>=\s*\d+(?:\.\d+)*")
+# The require list is a disjunction: "--require=cuda>=10.0 brand=tesla,driver>=384,driver<385 ..." holds when the driver
+# supports CUDA 10.0 OR the GPU is a Tesla on one of the listed old drivers; the CLI names the last alternative that
+# failed, so "unsatisfied condition: brand = tesla" after a cuda>= term means the driver is too old for the image's
+# CUDA as well (Determined's docs on this error: update the driver). A brand failure without a cuda>= term is not this.
+_CONTAINER_CLI_BRAND = lazy_compile(r"--require=(?P<cuda>cuda>=\d+(?:\.\d+)*)\s+brand=.*unsatisfied condition: brand\b")
 _NCCL_CUDA_LOOKUP = "Failed to find CUDA library"
 # TensorRT-LLM checks every GPU pair at start-up: "[TensorRT-LLM][WARNING] Device 2 peer access Device 5 is not available."
 _PEER_UNAVAILABLE = lazy_compile(r"Device \d+ peer access Device \d+ is not available")
@@ -133,8 +138,9 @@ _IPC_OPEN_INVALID = lazy_compile(r"cuIpcOpenMemHandle(?::\s*invalid argument, CU
 _CAUSED_BY = lazy_compile(r"caused by previous Xid (?P<xid>\d+)")
 _XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
 # the Kubernetes device plugin's health check: "XidCriticalError: Xid=79 on Device=GPU-<uuid>; marking device as
-# unhealthy." (NVIDIA GPU Operator troubleshooting): the same driver event as dmesg's NVRM Xid line, named by GPU UUID
-_PLUGIN_XID = lazy_compile(r"XidCriticalError: Xid=(?P<xid>\d+) on Device=(?P<dev>\S+?);")
+# unhealthy." (NVIDIA GPU Operator troubleshooting), or in later plugins "XidCriticalError: Xid=94 on Device=GPU-<uuid>,
+# the device will go unhealthy.": the same driver event as dmesg's NVRM Xid line, named by GPU UUID
+_PLUGIN_XID = lazy_compile(r"XidCriticalError: Xid=(?P<xid>\d+) on Device=(?P<dev>\S+?)[;,]")
 
 
 class CudaErrors(LineProbe):
@@ -143,6 +149,7 @@ class CudaErrors(LineProbe):
     triggers = tuple(words for words, _ in _CUDA) + (
         "NVRM", "Xid", "fallen off the bus", "infoROM is corrupted", "Bus error", "bus error", "unsupported CUDA version",
         "unsatisfied condition: cuda",   # nvidia-container-cli's refusal (_CONTAINER_CLI_CUDA)
+        "unsatisfied condition: brand",  # the same, naming the require list's last alternative (_CONTAINER_CLI_BRAND)
         "BUS error",            # PaddlePaddle: "Unexpected BUS error encountered in DataLoader worker"
         "Signal 7 (SIGBUS)",    # torchrun's failure summary of a rank killed by SIGBUS
         "killed by signal: Bus",   # the same line wrapped after "Bus" (_SIGBUS_WRAPPED)
@@ -181,6 +188,10 @@ class CudaErrors(LineProbe):
             return
         if "unsatisfied condition: cuda" in line and (m := _CONTAINER_CLI_CUDA.search(line)):
             self.ctx.emit(CudaError, line_no, line, error="driver_insufficient", detail=m.group(0))
+            return
+        if "unsatisfied condition: brand" in line and (m := _CONTAINER_CLI_BRAND.search(line)):
+            self.ctx.emit(CudaError, line_no, line, error="driver_insufficient",
+                          detail=f"unsatisfied condition: {m['cuda']} (or a listed brand/driver pair)")
             return
         if "unsupported CUDA version" in line and (m := _DOCKER_CUDA.search(line)):
             kind = "no_device" if "driver 0.0 <" in line else "driver_insufficient"
