@@ -81,6 +81,7 @@ from probes.perftest import Perftest
 from probes.pyspy_dump import PySpyJson, PySpyText
 from probes.ray_version import RayVersions
 from probes.rdma_link import RdmaLink
+from probes.ibdev2netdev import Ibdev2netdev
 from probes.reachability import ReachabilityReport
 from probes.remote_shell import RemoteShell
 from probes.tensorflow import TensorFlow
@@ -157,6 +158,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     IbStatus,           # ibstat / ibstatus
     EthtoolInfo,        # ethtool -i: adapter driver and firmware
     RdmaLink,           # rdma link
+    Ibdev2netdev,       # ibdev2netdev: RDMA port ==> netdev (Up|Down)
     KernelModules,      # /proc/modules, lsmod
     ModuleQueries,      # `lsmod | grep <pattern>` and `modinfo <module>` transcripts: peer-memory module loaded or not
     AptHistory,         # /var/log/apt/history.log: GPU-stack and kernel packages changed, by which command
