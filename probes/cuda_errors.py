@@ -31,6 +31,10 @@ _CUDA: tuple[tuple[str, str], ...] = (
     ("ERROR: This container was built for NVIDIA Driver Release", "driver_insufficient"),
     ("unspecified launch failure", "launch_failure"), ("busy or unavailable", "device_busy"),
     ("illegal memory access", "illegal_address"), ("uncorrectable ECC error", "ecc"),
+    # the ROCm runtime's words for the same GPU page fault (HSA): "Memory access fault by GPU node-2 (Agent handle:
+    # 0x580db0) on address 0x18000. Reason: Page not present or supervisor privilege." - the process aborts on it
+    # (Megatron-DeepSpeed#201: a ROCm 5.4 build at its first collective)
+    ("Memory access fault by GPU", "illegal_address"),
     ("Found no NVIDIA driver", "no_device"),
     # the CUDA driver answered and counted no device this process may use (cudaErrorNoDevice, 100; PyTorch's "No CUDA
     # GPUs are available"; the driver API's CUDA_ERROR_NO_DEVICE): CUDA_VISIBLE_DEVICES empty or naming GPUs the

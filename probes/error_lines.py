@@ -30,7 +30,13 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("exception", re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|\s*$)")),
     ("signal", re.compile(r"Segmentation fault|core dumped|\bSIG(?:SEGV|ABRT|BUS|KILL)\b|^\s*Killed\s*$|Aborted"
                           r"|\*\*\* Process received signal \*\*\*")),   # Open MPI's (and PMIx's) crash banner
+    # the C++ runtime aborting on an exception nobody caught (SIGABRT follows): "terminate called after throwing an
+    # instance of 'ccl::v1::exception'" (a collective library's worker, intel-extension-for-pytorch#640), 'c10::Error'
+    ("signal", re.compile(r"terminate called after throwing an instance of")),
     ("error", re.compile(r"\b(?:ERROR|FATAL|Fatal error|fatal error)\b|\b[Ee]rror:")),
+    # oneCCL's (Intel's collective library) severity tag: "|CCL_ERROR| worker.cpp:338 ccl_worker_func: ..." (its
+    # |CCL_WARN| lines are notices: affinity and launcher fallbacks that a working run prints too)
+    ("error", re.compile(r"\|CCL_ERROR\|")),
     ("error", re.compile(r"\.(?:c|h|cc|cpp):\d+\s+(?:UCX\s+)?Fatal: ")),   # UCX's ucs_fatal(): "ud_ep.c:270  Fatal: ..."
     ("failed", re.compile(r"\b(?:failed|FAILED|Failed)\b")),
     ("error", re.compile(r"\b[Uu]nexpected\b[\w ]{0,40}\b(?:error|ERROR)\b")),   # "Unexpected BUS error encountered in ..."
@@ -98,7 +104,7 @@ class ErrorLines(LineProbe):
     yields = ("log.error_line",)
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
                 "Failed", "Failure", "Fatal: ", "non-zero", "has been aborted", "[error]", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
-                "SIGBUS", "SIGKILL", "Process received signal", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
+                "SIGBUS", "SIGKILL", "Process received signal", "terminate called", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
                 "warning only", "WARNING ONLY", "Warning only", "--------------------")
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
