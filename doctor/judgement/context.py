@@ -144,6 +144,11 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
     # a framework counted no GPU and says only that (Lightning's "GPUs requested but none are available", "But your
     # machine only has: []"): torch.cuda.device_count() was 0, for one of three reasons it cannot tell apart
     "framework_counts_no_gpu": ("cuda.error", lambda f: f.get("error") == "none_counted"),
+    # CUDA's own "no CUDA-capable device is detected" (cudaErrorNoDevice, 100; PyTorch's "No CUDA GPUs are available"):
+    # the runtime loaded and counted no device this process may use. Mostly hidden GPUs (CUDA_VISIBLE_DEVICES, a job
+    # or container given none: RANK960), but a driver that stopped serving its GPUs reads the same (a kernel updated
+    # without a reboot: deepnet#28; an MPI build for GPUs run on CPU-only nodes: mpich#6686)
+    "no_visible_gpu": ("cuda.error", lambda f: f.get("error") == "no_visible_gpu"),
     # nvidia-smi's "couldn't communicate with the NVIDIA driver": no kernel module answered (not built or not loaded),
     # the container or job was given no GPU, or the GPU did not come up (nvidia#5, qixuema#4, bigdata#108, angelo#60,
     # cyclenerd#40: three causes)
@@ -178,6 +183,9 @@ NARROWING_NOTES: dict[str, str] = {
                           "access, one started without GPUs, or a broken driver install",
     "framework_counts_no_gpu": "the framework counted no GPU (torch.cuda.device_count() was 0): a PyTorch build without "
                                "CUDA, no usable driver, or GPUs hidden from the process",
+    "no_visible_gpu": "CUDA counted no GPU this process may use: GPUs hidden from it (CUDA_VISIBLE_DEVICES, a job or "
+                      "container given none), a driver that no longer serves them (a kernel or driver changed without "
+                      "a reboot), or no GPU on this node",
     "driver_unreachable": "nvidia-smi reached no NVIDIA kernel driver: the module is not built or not loaded, the "
                           "container or job was given no GPU, or the GPU did not come up",
     "cuda_init_unknown_error": "CUDA could not initialise and does not say why (CUDA_ERROR_UNKNOWN): the driver's state "
