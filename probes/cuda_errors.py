@@ -140,7 +140,8 @@ _SIGBUS_WRAPPED = lazy_compile(r"killed by signal: Bus\s*$")
 _IPC_OPEN_INVALID = lazy_compile(r"cuIpcOpenMemHandle(?::\s*invalid argument, CUDA_ERROR_INVALID_VALUE"
                                  r"|\s+return value:\s+1\b)")
 _CAUSED_BY = lazy_compile(r"caused by previous Xid (?P<xid>\d+)")
-_XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-F:.]+)\): (?P<xid>\d+)")
+# the bus id as the driver prints it, or as a poster masked it ("NVRM: Xid (PCI:0000:XX:00): 13, ...", an EKS blog)
+_XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-FxX:.]+)\): (?P<xid>\d+)")
 # the Kubernetes device plugin's health check: "XidCriticalError: Xid=79 on Device=GPU-<uuid>; marking device as
 # unhealthy." (NVIDIA GPU Operator troubleshooting), or in later plugins "XidCriticalError: Xid=94 on Device=GPU-<uuid>,
 # the device will go unhealthy.": the same driver event as dmesg's NVRM Xid line, named by GPU UUID
