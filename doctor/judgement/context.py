@@ -166,6 +166,11 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
     # NCCL_NET (or a plugin's default) asks for a network no loaded plugin provides: "NCCL WARN Error: network AWS
     # Libfabric not found." (CSCS's known issues: an NCCL_NET left from another environment, a plugin not loaded)
     "nccl_net_not_found": ("nccl.warn", lambda f: bool(_NET_NOT_FOUND.match(str(f.get("message"))))),
+    # PyTorch's heartbeat monitor: "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in
+    # monitoring enqueued collectives": the watchdog thread itself blocks in a CUDA/NCCL call, not a collective that
+    # ranks never joined (a desync times out instead): teardown order or a version's bug (Fuser#3055, ms-swift#7992,
+    # open-r1#478), or a GPU that stopped answering
+    "watchdog_thread_stuck": ("collective.stalled", lambda f: f.get("framework") == "pytorch_watchdog"),
     # NCCL's bare "invalid usage" (ncclInvalidUsage, "run with NCCL_DEBUG=WARN for details"): NCCL refused a call or a
     # setting and its WARN line, which names which, is not in the input. Last: any sign above says more.
     "nccl_invalid_usage": ("nccl.error", lambda f: f.get("code") == "invalid_usage"),
@@ -197,6 +202,9 @@ NARROWING_NOTES: dict[str, str] = {
                       "without support for this card, firmware it refuses, modules built for another kernel)",
     "nccl_net_not_found": "NCCL was asked for a network no loaded plugin provides: NCCL_NET names it, and its plugin "
                           "is missing from this environment or the setting is left from another",
+    "watchdog_thread_stuck": "PyTorch's watchdog thread itself hung inside a CUDA or NCCL call: a communicator torn "
+                             "down in the wrong order, a library version's bug, or a GPU that stopped answering - not "
+                             "ranks waiting on each other",
     "nccl_invalid_usage": "NCCL refused the call or a setting (ncclInvalidUsage) without saying which here: two ranks "
                           "on one GPU, an NCCL_* variable it rejects, or no network transport it may use",
     "ib_retries_exceeded": "the HCA ran out of retries reaching its peer: the two NICs cannot talk (a port, the path, "

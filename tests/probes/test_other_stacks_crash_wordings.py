@@ -63,3 +63,24 @@ def test_no_cuda_device_is_a_sign_of_three_causes_not_a_sure_visibility_error() 
         causes = [d.cause for d in report.diagnoses]
         assert {"rank_config_error", "cuda_driver_mismatch"} <= set(causes[:3]), (path.parent.name, causes)
     assert set(sign_causes()["no_visible_gpu"]) == {"rank_config_error", "cuda_driver_mismatch", "gpu_hw_fault"}
+
+
+XID13_MASKED_BUS = CASES / "ksb-sirzzang-rtx5090-nccl-2262-cuda122-no-sm120-xid13" / "input"
+WATCHDOG_STUCK = CASES / "ksb-open-r1-478-grpo-watchdog-stuck-480s" / "input"
+
+
+def test_an_xid_whose_bus_id_the_poster_masked_is_still_an_xid() -> None:
+    """Held-out batch DR: 'NVRM: Xid (PCI:0000:XX:00): 13, Graphics SM Warp Exception ...' read as nothing before, so
+    a dmesg of a kernel fault and its channel reset (Xid 43) was healthy."""
+    report = diagnose_files([str(XID13_MASKED_BUS)])
+    assert not report.healthy
+    assert sorted({f.xid for f in report.facts if f.KIND == "gpu.fault"}) == [13, 43]
+
+
+def test_a_watchdog_thread_stuck_is_its_own_sign_not_a_desync() -> None:
+    """Held-out batch DT (open-r1#478): the heartbeat monitor's 'watchdog got stuck for 480 seconds' was answered
+    collective_desync 0.53 by the hang's guess; it is the watchdog thread blocked in a CUDA/NCCL call."""
+    report = diagnose_files([str(WATCHDOG_STUCK)])
+    assert narrowing_sign(report.facts) == "watchdog_thread_stuck"
+    assert report.diagnoses[0].cause == "known_software_bug" and report.diagnoses[0].confidence < 0.5
+    assert set(sign_causes()["watchdog_thread_stuck"]) == {"known_software_bug", "gpu_hw_fault", "collective_desync"}
