@@ -14,6 +14,8 @@ _NCCL_PREFIX = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?P<host>[A-Za-z0-9][\w.\-]*):
 _RANK_PREFIX = re.compile(r"^\s*\[(?:rank|RANK|Rank)\s*(?P<rank>\d+)\]\s*:?")
 _DEFAULT_PREFIX = re.compile(r"^\s*\[default(?P<rank>\d+)\]\s*:")
 _SRUN_PREFIX = re.compile(r"^\s*(?P<rank>\d{1,5}):\s")
+# Open MPI's mpirun --tag-output (Kubeflow's MPIJob, Horovod): "[1,3]<stdout>:" is job 1, rank 3, and which stream
+_OMPI_TAG_PREFIX = re.compile(r"^\s*\[\d{1,10},(?P<rank>\d{1,7})\]<(?:stdout|stderr|stddiag)>:")
 _PDSH_PREFIX = re.compile(r"^\s*(?P<host>[A-Za-z0-9][\w.\-]{0,126}\d[\w.\-]{0,126}):\s")   # bounded: 4,000 digits were 0.1 s
 # Ray's driver prints every line a worker process wrote behind "(ActorName pid=N[, ip=A])" (Ray 1.x: "(pid=N)"):
 # the writer, not the text.
@@ -29,7 +31,8 @@ class Who:
 
 
 def who(line: str, default_node: str) -> Who:
-    """Split a leading writer prefix off a log line: NCCL host:pid:tid, [rankN]:, [defaultN]:, srun 'N: ', pdsh 'host: ',
+    """Split a leading writer prefix off a log line: NCCL host:pid:tid, [rankN]:, [defaultN]:, Open MPI's [J,N]<stdout>:,
+    srun 'N: ', pdsh 'host: ',
     and Ray's "(Actor pid=N, ip=A) " in front of any of them."""
     if "[" in line and ("\x1b" in line or "[0m" in line):
         line = _ANSI.sub("", line)
@@ -40,11 +43,14 @@ def who(line: str, default_node: str) -> Who:
     m = _NCCL_PREFIX.match(rest)
     if m:
         return Who(m["host"], rank, rest[m.end():])
-    for pattern in (_RANK_PREFIX, _DEFAULT_PREFIX, _SRUN_PREFIX):
+    for pattern in (_RANK_PREFIX, _DEFAULT_PREFIX, _OMPI_TAG_PREFIX, _SRUN_PREFIX):
         m = pattern.match(rest)
         if m:
             rank, rest = int(m["rank"]), rest[m.end():]
             break
+    m = _NCCL_PREFIX.match(rest) if rank >= 0 else None     # "[1,0]<stdout>:host:pid:tid [0] NCCL ..."
+    if m:
+        return Who(m["host"], rank, rest[m.end():])
     m = _PDSH_PREFIX.match(rest)
     if m and not m["host"].endswith(("Error", "Exception", "Warning")):
         node, rest = m["host"], rest[m.end():]
