@@ -228,6 +228,12 @@ class CudaErrors(LineProbe):
             self.ctx.emit(GpuFault, n, line, fault="reset_required")
         elif "fallen off the bus" in line:
             self.ctx.emit(GpuFault, n, line, fault="fell_off_bus")
+        elif "FABRIC_STATE_OUT_OF_SYNC" in line or "fabric state cached by the driver is out of sync" in line:
+            # "NVRM: nvCheckOkFailedNoLog: Check failed: NVLink fabric state cached by the driver is out of sync
+            # [NV_ERR_FABRIC_STATE_OUT_OF_SYNC] (0x00000087) returned from status @ mem_multicast_fabric.c:2917": the
+            # driver's copy of the NVSwitch fabric no longer matches it (Fabric Manager restarted under running GPUs):
+            # every NVLink multicast (NVLS) setup fails until the GPUs and switches are reset (nvshmem#40)
+            self.ctx.emit(GpuFault, n, line, fault="fabric_out_of_sync")
         elif "infoROM is corrupted" in line:
             # nvidia-smi's own check of the GPU's infoROM (its configuration and error-record storage): "WARNING:
             # infoROM is corrupted at gpu 0000:0B:00.0", exit code 14; NVIDIA's action is to replace the GPU
