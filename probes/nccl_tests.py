@@ -28,7 +28,8 @@ _HEADER = lazy_compile(r"#\s*nThread\s+\d+\s+nGpus\s+(?P<g>\d+)")
 _DEVICE = lazy_compile(r"#\s*Rank\s+(?P<r>\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+(?P<d>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<name>.+?)\s*$")
 _DEVICE_V1 = lazy_compile(r"^\s*#?\s*Rank\s+(?P<r>\d+)\s+uses device\s+(?P<d>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<name>.+?)\s*$")
 _ROW = lazy_compile(r"^\s*\d+\s+\d+\s+(?:float|half|double|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8\w*)\s+\w+\s")
-_AVG = lazy_compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<bw>[\d.]+)")
+# the summary; also without its '#', as a paste rendered by Markdown prints it (a line opening with '# ' is a heading)
+_AVG = lazy_compile(r"(?:^\s*|#\s*)Avg bus bandwidth\s*:\s*(?P<bw>[\d.]+)")
 _WRONG = lazy_compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)")
 _NRANKS = lazy_compile(r"nranks (?P<n>\d+)")
 MAX_PREFIXES = 4096     # NCCL line prefixes remembered (processes x threads): bounded on hostile input
@@ -64,6 +65,7 @@ class NcclTests(LineProbe):
         self.copies = 0                    # extra copies of one test seen running side by side (headers or equal summaries)
         self.section: list[tuple[int, str, str]] = []   # (size, type, redop) of the rows since the last header/summary
         self.interleaved = 0               # extra copies seen as one size's rows printed together (see _interleaved)
+        self.factors: list[float] = []     # busbw / algbw of the 'sum' rows (see ranks_from_factor)
 
     def _library(self, line_no: int, line: str, code: int) -> None:
         """nccl-tests 2.13+ print the NCCL they run on as NCCL_VERSION_CODE: 21903 is 2.19.3 (2.9 and later)."""
@@ -155,6 +157,8 @@ class NcclTests(LineProbe):
         if len(values) < 4 or values[0] is None or values[2] is None:
             return
         self.section.append((int(tokens[0]), tokens[2], tokens[3]))
+        if tokens[3] == "sum" and values[1] is not None and values[1] >= 0.5:
+            self.factors.append(values[2] / values[1])      # busbw / algbw of a row fast enough to read it from
         wrong = sum(int(v) for v in (values[3], values[7] if len(values) > 7 else None)
                     if v is not None and self.wrong_column)
         self.state["wrong"] = int(self.state["wrong"]) + wrong
@@ -173,6 +177,8 @@ class NcclTests(LineProbe):
             self.ctx.emit(CollectiveSize, line_no, line, op=str(s["op"]), **values)
         if not (s["started"] or s["complete"]):
             return
+        if int(s["nranks"]) < 0 and s["op"] in ("", "all_reduce"):
+            s["nranks"] = ranks_from_factor(self.factors)
         line_no, line = self.anchor or (0, "")
         self.ctx.emit(CollectiveBench, line_no, line, op=str(s["op"]), nranks=int(s["nranks"]), gpus=int(s["gpus"]),
                       hosts=max(len(self.hosts), len(self.nccl_hosts)) or -1, avg_busbw=float(s["avg"]), results=int(s["rows"]),
@@ -191,6 +197,19 @@ class NcclTests(LineProbe):
 def multi_node(hosts: int, nranks: int, gpus: int) -> bool:
     """Several hosts in the device table, or more ranks than any single node here has GPUs (8 at most)."""
     return hosts > 1 or (nranks > 8 and (gpus < 0 or nranks > gpus))
+
+
+def ranks_from_factor(factors: list[float]) -> int:
+    """The rank count an all_reduce table implies where nothing names it: nccl-tests prints busbw = algbw x 2(n-1)/n
+    for all_reduce (its PERFORMANCE.md), so n = 2 / (2 - busbw/algbw). Read only from a factor between 1.05 and 2
+    that every fast 'sum' row agrees on within 2% (reduce and broadcast print factor 1, reduce_scatter below 1), and
+    only where it lands on a whole number; -1 otherwise. A bare table of 16 ranks at busbw 3.73 / algbw 1.99 (SkyPilot's
+    CoreWeave guide, its run without InfiniBand) is a job of more ranks than one node has GPUs."""
+    if not factors or not all(1.05 <= f < 1.99 for f in factors) or max(factors) - min(factors) > 0.02 * max(factors):
+        return -1
+    factor = sum(factors) / len(factors)
+    n = 2 / (2 - factor)
+    return round(n) if abs(n - round(n)) <= 0.1 * n / 8 + 0.05 else -1
 
 
 def _interleaved(rows: list[tuple[int, str, str]]) -> int:
