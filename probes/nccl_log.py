@@ -31,6 +31,10 @@ _NET_USING = lazy_compile(r"NET/(?P<net>IB|Socket|OFI|AWS Libfabric|\w+)\s*: Usi
 _GDR_HCA = lazy_compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for HCA \d+ '(?P<hca>[^']+)'")
 _IB_DISABLE = lazy_compile(r"NCCL_IB_DISABLE set by environment to (?P<v>\S+)")
 _NNODES = lazy_compile(r"\bnNodes (?P<n>\d+)")
+# aws-ofi-nccl settled on a libfabric provider that is no RDMA device: "NET/OFI Selected Provider is tcp (found 1 nics)",
+# "... is tcp;ofi_rxm", "... is sockets": libfabric offered no efa provider here (aws-ofi-nccl#803: EFA devices not
+# passed into the container), and the plugin moves NCCL's traffic over TCP
+_OFI_TCP = lazy_compile(r"NET/OFI Selected [Pp]rovider is (?:tcp|sockets|udp)\b")
 _HCA = lazy_compile(r"\[\d+\] ?(?P<name>[\w\-]+):(?P<port>\d+)/(?P<ll>IB|RoCE)(?P<sharp>/SHARP)?")   # 2.3: "[0] mlx5_0:1/IB"
 _CUDA_DRIVER = lazy_compile(r"cudaDriverVersion (?P<v>\d+)")
 _SHMEM_LIMIT = lazy_compile(r"ncclMaxSharedMem (?P<need>\d+) exceeds device/fn maxSharedMem (?P<have>\d+)")
@@ -172,7 +176,8 @@ class NcclLogProbe(LineProbe):
         elif "libibverbs" in line and ("Failed to open" in line or "not found" in line or "Could not" in line):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_verbs_lib")
         elif "NET/OFI" in line and ("fi_getinfo() call failed" in line or "Unable to find a protocol that worked" in line
-                                    or "Could not find any optimal provider" in line):   # aws-ofi-nccl before 1.0 (2019)
+                                    or "Could not find any optimal provider" in line   # aws-ofi-nccl before 1.0 (2019)
+                                    or _OFI_TCP.search(line)):
             self.ctx.emit(IbUnavailable, line_no, line, reason="no_ofi_provider")   # aws-ofi-nccl found no EFA device
         elif "NCCL_IB_DISABLE" in line and (m := _IB_DISABLE.search(line)) and m["v"].rstrip(".") not in ("0", ""):
             self.ctx.emit(IbUnavailable, line_no, line, reason="disabled_by_env")   # a cut line without the value says nothing
