@@ -21,6 +21,9 @@ _PDSH_PREFIX = re.compile(r"^\s*(?P<host>[A-Za-z0-9][\w.\-]{0,126}\d[\w.\-]{0,12
 # the writer, not the text.
 _RAY_PREFIX = re.compile(r"^\s*\((?:[A-Za-z_][\w.]{0,80} )?pid=\d+(?:, ip=[^)\s]{1,80})?\)\s?")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m|\[0m")
+# An ISO-8601 time stamp a collector put before the line (GitHub Actions, Buildkite, `kubectl logs --timestamps`,
+# a CI's "[2026-02-24T20:21:58Z] "): when, not who nor what
+_ISO_STAMP = re.compile(r"^\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?\s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +36,11 @@ class Who:
 def who(line: str, default_node: str) -> Who:
     """Split a leading writer prefix off a log line: NCCL host:pid:tid, [rankN]:, [defaultN]:, Open MPI's [J,N]<stdout>:,
     srun 'N: ', pdsh 'host: ',
-    and Ray's "(Actor pid=N, ip=A) " in front of any of them."""
+    and Ray's "(Actor pid=N, ip=A) " in front of any of them, behind a collector's ISO time stamp."""
     if "[" in line and ("\x1b" in line or "[0m" in line):
         line = _ANSI.sub("", line)
+    if line[:1] in "[0123456789" and (m := _ISO_STAMP.match(line)):
+        line = line[m.end():]
     if "pid=" in line[:100]:
         m = _RAY_PREFIX.match(line)
         line = line[m.end():] if m else line
