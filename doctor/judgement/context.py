@@ -172,6 +172,12 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
     # ranks never joined (a desync times out instead): teardown order or a version's bug (Fuser#3055, ms-swift#7992,
     # open-r1#478), or a GPU that stopped answering
     "watchdog_thread_stuck": ("collective.stalled", lambda f: f.get("framework") == "pytorch_watchdog"),
+    # vLLM's start-up memory check: "ValueError: Free memory on device cuda:1 (19.77/22.05 GiB) on startup is less than
+    # desired GPU memory utilization (0.9, 19.84 GiB)": the GPU had less free memory than the engine was told to take.
+    # Mostly another process holding it (an earlier engine, a colocated trainer: vllm#50135, #33297), sometimes the
+    # stack's own start-up footprint grown by tens of MiB (pytorch#175666), or two workers placed on one GPU
+    "engine_memory_short_at_start": ("log.error_line",
+                                     lambda f: "on startup is less than desired GPU memory utilization" in str(f.get("text"))),
     # NCCL's bare "invalid usage" (ncclInvalidUsage, "run with NCCL_DEBUG=WARN for details"): NCCL refused a call or a
     # setting and its WARN line, which names which, is not in the input. Last: any sign above says more.
     "nccl_invalid_usage": ("nccl.error", lambda f: f.get("code") == "invalid_usage"),
@@ -206,6 +212,9 @@ NARROWING_NOTES: dict[str, str] = {
     "watchdog_thread_stuck": "PyTorch's watchdog thread itself hung inside a CUDA or NCCL call: a communicator torn "
                              "down in the wrong order, a library version's bug, or a GPU that stopped answering - not "
                              "ranks waiting on each other",
+    "engine_memory_short_at_start": "the engine found less free GPU memory at start than it was told to use: "
+                                    "another process holding memory on that GPU, the stack's own start-up footprint "
+                                    "grown, or two workers on one GPU",
     "nccl_invalid_usage": "NCCL refused the call or a setting (ncclInvalidUsage) without saying which here: two ranks "
                           "on one GPU, an NCCL_* variable it rejects, or no network transport it may use",
     "ib_retries_exceeded": "the HCA ran out of retries reaching its peer: the two NICs cannot talk (a port, the path, "
