@@ -3,6 +3,8 @@ GPU exists here; TCP reachability against real sockets on loopback. Their output
 as uploaded files."""
 from __future__ import annotations
 
+import contextlib
+
 import os
 import socket
 import subprocess
@@ -63,16 +65,25 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _bound(held: contextlib.ExitStack) -> int:
+    """A port of 127.0.0.1 bound and not listening, kept until `held` closes: connecting to it is refused. Ports
+    taken with _free_port() one after another can repeat (the kernel hands a released port out again)."""
+    s = held.enter_context(socket.socket())
+    s.bind(("127.0.0.1", 0))
+    return s.getsockname()[1]
+
+
 def test_reachability_checks_master_and_many_peers_in_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen(64)
         monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
         monkeypatch.setenv("MASTER_PORT", str(server.getsockname()[1]))
-        closed = [f"127.0.0.1:{_free_port()}" for _ in range(30)]
-        started = time.monotonic()
-        result = run_probe(LiveProbe("reachability", reader("probes.reachability:read_live", *closed), "reachability"))
-        elapsed = time.monotonic() - started
+        with contextlib.ExitStack() as held:     # bound, not listening: refused; held open so no two ports are the same
+            closed = [f"127.0.0.1:{_bound(held)}" for _ in range(30)]
+            started = time.monotonic()
+            result = run_probe(LiveProbe("reachability", reader("probes.reachability:read_live", *closed), "reachability"))
+            elapsed = time.monotonic() - started
     assert isinstance(result.outcome, Ok), result.stderr
     facts = parse_document(ReachabilityReport, result.stdout, source="reach", node="n1")
     store = [f for f in facts if f.purpose == "store"]
