@@ -59,15 +59,9 @@ def test_nvml_reader_that_hangs_in_the_driver_is_killed(fake_nvml: None, monkeyp
     assert time.monotonic() - started < 5
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _bound(held: contextlib.ExitStack) -> int:
     """A port of 127.0.0.1 bound and not listening, kept until `held` closes: connecting to it is refused. Ports
-    taken with _free_port() one after another can repeat (the kernel hands a released port out again)."""
+    bound and released one after another can repeat (the kernel hands a released port out again)."""
     s = held.enter_context(socket.socket())
     s.bind(("127.0.0.1", 0))
     return s.getsockname()[1]
