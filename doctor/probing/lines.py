@@ -35,8 +35,8 @@ class Who:
 
 def who(line: str, default_node: str) -> Who:
     """Split a leading writer prefix off a log line: NCCL host:pid:tid, [rankN]:, [defaultN]:, Open MPI's [J,N]<stdout>:,
-    srun 'N: ', pdsh 'host: ',
-    and Ray's "(Actor pid=N, ip=A) " in front of any of them, behind a collector's ISO time stamp."""
+    srun 'N: ', pdsh 'host: ', and Ray's "(Actor pid=N, ip=A) " in front of any of them, behind a collector's ISO time
+    stamp."""
     if "[" in line and ("\x1b" in line or "[0m" in line):
         line = _ANSI.sub("", line)
     if line[:1] in "[0123456789" and (m := _ISO_STAMP.match(line)):
@@ -45,15 +45,12 @@ def who(line: str, default_node: str) -> Who:
         m = _RAY_PREFIX.match(line)
         line = line[m.end():] if m else line
     node, rank, rest = default_node, -1, line
-    m = _NCCL_PREFIX.match(rest)
-    if m:
-        return Who(m["host"], rank, rest[m.end():])
     for pattern in (_RANK_PREFIX, _DEFAULT_PREFIX, _OMPI_TAG_PREFIX, _SRUN_PREFIX):
         m = pattern.match(rest)
         if m:
             rank, rest = int(m["rank"]), rest[m.end():]
             break
-    m = _NCCL_PREFIX.match(rest) if rank >= 0 else None     # "[1,0]<stdout>:host:pid:tid [0] NCCL ..."
+    m = _NCCL_PREFIX.match(rest)     # alone, or behind a rank's prefix: "[1,0]<stdout>:host:pid:tid [0] NCCL ..."
     if m:
         return Who(m["host"], rank, rest[m.end():])
     m = _PDSH_PREFIX.match(rest)
