@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import secrets
 import sys
 import zlib
 import shutil
@@ -62,21 +63,29 @@ def safe_member_name(name: str) -> str | None:
 
 
 class Workspace:
-    """Owns the temporary folders archives are unpacked into; remove() deletes them."""
+    """Owns the temporary folder archives are unpacked into (one per upload, a folder inside it per archive);
+    remove() deletes it. The folder's name is recorded before it is made, so a SIGTERM between the two (its handler
+    unwinds to remove()) cannot leave a folder nobody knows of."""
 
     def __init__(self) -> None:
-        self._dirs: list[str] = []
+        self._root = ""
         self.files_left = MAX_FILES     # one cap for the whole upload: nesting archives does not multiply it
 
     def new_dir(self) -> Path:
-        path = tempfile.mkdtemp(prefix="doctor-in-")
-        self._dirs.append(path)
-        return Path(path)
+        while not self._root:
+            self._root = os.path.join(tempfile.gettempdir(), f"doctor-in-{secrets.token_hex(8)}")
+            try:
+                os.mkdir(self._root, 0o700)
+            except OSError as err:
+                self._root = ""
+                if not isinstance(err, FileExistsError):
+                    raise
+        return Path(tempfile.mkdtemp(dir=self._root))
 
     def remove(self) -> None:
-        for path in self._dirs:
-            shutil.rmtree(path, ignore_errors=True)
-        self._dirs.clear()
+        if self._root:
+            shutil.rmtree(self._root, ignore_errors=True)
+        self._root = ""
 
 
 def expand(paths: list[str], workspace: Workspace) -> list[InputFile]:
