@@ -70,6 +70,7 @@ from probes.net_interfaces import NetInterfaces
 from probes.nsys_stats import NsysStats
 from probes.nvidia_smi_query import NvidiaSmiQuery
 from probes.nvidia_smi_table import NvidiaSmiTable
+from probes.gpu_models import GpuModels
 from probes.nvlink_status import NvlinkStatus
 from probes.nvml import NvmlReadings
 from probes.oom import OomMessages
@@ -111,6 +112,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     NativeStacks,       # gdb backtraces: the innermost CUDA/NCCL call a process waits in
     EnvVars,            # NCCL_*/GLOO_*/TORCH_*/MASTER_* settings
     Versions,           # pip/conda/collect_env/driver versions
+    GpuModels,          # GPU models as collect_env, nvidia-smi -L and Lightning's report name them
     LaunchCommand,      # torchrun/srun/#SBATCH options
     ContainerSpec,      # devices and capabilities given to a container
     NcclTests,          # nccl-tests output

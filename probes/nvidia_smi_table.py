@@ -1,4 +1,4 @@
-"""The default `nvidia-smi` table: per GPU the memory used of total and the utilisation, and the processes its
+"""The default `nvidia-smi` table: per GPU its model and bus id, the memory used of total and the utilisation, and the processes its
 Processes section lists (old and new layouts; "No running processes found"); and gpustat's one line per GPU.
 Each listed process is also a gpu.process (pid, name, memory); a name nvidia-smi could not read ("Unknown Error",
 the table's counterpart of `nvidia-smi -q`'s "[Not Found]") gives state not_visible, any other name state unknown.
@@ -17,11 +17,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from doctor.facts.gpu import GpuDevice
 from doctor.facts.hardware import GpuMemoryUse, GpuProcess
 from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.regex import lazy_compile
+from probes.nvlink_status import consumer_gpu
 
-_NAME_ROW = lazy_compile(r"^\|\s{1,8}(?P<gpu>\d{1,3})\s{1,8}\S.{0,60}\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d")
+_NAME_ROW = lazy_compile(r"^\|\s{1,8}(?P<gpu>\d{1,3})\s{1,8}(?P<name>\S.{0,60}?)\s*(?:\s(?:On|Off|N/A))?\s*\|\s*(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)")
 _USE_ROW = lazy_compile(r"\|\s*(?P<used>\d{1,9})MiB\s*/\s*(?P<total>\d{1,9})MiB\s*\|\s*(?P<util>\d{1,3})%")
 _PROC_ROW = lazy_compile(r"^\|\s{0,8}(?P<gpu>\d{1,3})\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(?P<pid>\d{1,9})\s+[CGM+]{1,3}\s+"
                          r"(?P<name>.{0,80}?)\s+(?:(?P<used>\d{1,9})MiB|N/A)\s*\|\s*$")
@@ -34,7 +36,7 @@ _MIB = 1024 * 1024
 
 class NvidiaSmiTable(LineProbe):
     name = "nvidia_smi_table"
-    yields = ("gpu.memory_use", "gpu.process")
+    yields = ("gpu.memory_use", "gpu.process", "gpu.device")
     triggers = ("MiB", "Processes:", "No running processes found", "| 0000", " MB")
 
     def __init__(self, ctx: ParseContext) -> None:
@@ -62,6 +64,8 @@ class NvidiaSmiTable(LineProbe):
         m = _NAME_ROW.match(line.strip())
         if m:
             self.gpu = int(m["gpu"])
+            self.ctx.emit(GpuDevice, line_no, line, index=self.gpu, bus_id=m["bus"], name=m["name"],
+                          consumer=consumer_gpu(m["name"]))
             return
         m = _USE_ROW.search(line)
         if m and self.gpu >= 0:
