@@ -238,6 +238,8 @@ class LaunchErrors(LineProbe):
     def _bind(self, n: int, line: str) -> bool:
         if "ras/" in line and RAS_NOTICE.search(line):   # NCCL's RAS socket, not the job's port (probes/nccl_errors.py)
             return False
+        if "NCCL WARN UDS:" in line:   # NCCL's Unix-domain socket (a /tmp path passing cuMem handles): no network port;
+            return False               # a name taken there is NCCL's own collision (known_bugs.yaml, nccl#1185)
         m = _ACCELERATE_PORT.search(line)
         if m:                      # accelerate checks the port itself before torch binds it
             self.ctx.emit(BindError, n, line, host="", port=int(m["port"]))

@@ -100,3 +100,53 @@ def test_the_nccl_version_variable_of_an_env_dump_counts() -> None:
     facts = [f for text, name in ((log, "nccl.log"), (env, "env.txt")) for probe in LINE_PROBES
              for f in parse_lines(probe, text, source=name, node="n1")]
     assert [k.version for k in known_bugs(facts)] == ["2.25.1"]
+
+
+# Real WARN lines of the threads behind the fourteenth stop's entries (nccl#1185, nccl#1176, nccl#957), and two worded
+# as NCCL's source prints them (src/misc/socket.cc, src/graph/topo.cc) where no thread quoted one; each after the
+# version banner NCCL prints at init, with the version inside the entry's range, then at the release that fixed it.
+REAL_WARNS = {
+    "nccl-2.20.3-uds-socket-name-collision": (
+        "<host>:33:10589 [2] misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket "
+        "/tmp/nccl-socket-2-e647f8d8e15809a1 failed : Address already in use (98)", "2.20.3"),
+    "nccl-2.19-bootstrap-barrier-tag-reorder": (
+        "1: compute-st-p4de24xlarge-2:4827:6900 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 256 bytes "
+        "instead of 4", "2.19.3"),
+    "nccl-2.18-devpeers-memcpy-invalid-argument": (
+        "Fri Aug 11 12:31:45 2023[1,0]<stdout>:tomte401:1850301:1881341 [0] transport.cc:154 NCCL WARN Cuda failure "
+        "'invalid argument'", "2.18.3"),
+    "nccl-2.18-socket-accept-eintr": (
+        "node-1:2211:2290 [0] misc/socket.cc:430 NCCL WARN socketTryAccept: Accept failed: Interrupted system call",
+        "2.21.5"),
+    "nccl-2.24-nic-fusion-automerge-fatal": (
+        "node-1:2211:2211 [0] graph/topo.cc:1350 NCCL WARN TOPO/NET : Tried merging multiple devices together and "
+        "failed. Try setting NCCL_NET_MERGE_LEVEL=LOC", "2.25.1"),
+}
+
+
+@pytest.mark.parametrize("bug_id", sorted(REAL_WARNS))
+def test_each_entry_fires_in_its_range_and_not_on_the_fixed_release(bug_id: str) -> None:
+    line, version = REAL_WARNS[bug_id]
+    fixed = next(b.fixed for b in table() if b.id == bug_id)
+    banner = "node-1:2211:2211 [0] NCCL INFO NCCL version {v}+cuda12.2\n"
+    assert bug_id in {k.bug for k in _known(banner.format(v=version) + line + "\n")}
+    assert bug_id not in {k.bug for k in _known(banner.format(v=fixed) + line + "\n")}
+    assert bug_id not in {k.bug for k in _known(line + "\n")}, "no version read: no known bug"
+
+
+def test_the_devpeers_entry_needs_its_own_lines_not_any_invalid_argument() -> None:
+    """'Cuda failure 'invalid argument'' is common; on 2.18.x the entry takes only the lines of the two-step copy."""
+    other = "h:1:2 [0] transport/nvls.cc:165 NCCL WARN Cuda failure 'invalid argument'\n"
+    text = "h:1:2 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n" + other
+    assert "nccl-2.18-devpeers-memcpy-invalid-argument" not in {k.bug for k in _known(text)}
+
+
+def test_the_uds_name_collision_is_no_port_in_use(tmp_path: Path) -> None:
+    """NCCL's 'UDS: Binding to socket /tmp/nccl-socket-... failed : Address already in use' (nccl#1185) is its own
+    Unix-domain socket, not a TCP port another job holds: no port_in_use, the known bug of 2.20.3 instead."""
+    from doctor.diagnose import diagnose_files
+    log = tmp_path / "rank2.log"
+    log.write_text("node-1:2211:2211 [0] NCCL INFO NCCL version 2.20.3+cuda12.2\n"
+                   + REAL_WARNS["nccl-2.20.3-uds-socket-name-collision"][0] + "\n")
+    causes = [d.cause for d in diagnose_files([str(log)]).diagnoses]
+    assert causes[0] == "known_software_bug" and "port_in_use" not in causes
