@@ -162,12 +162,20 @@ SHOW_SYMPTOM_ONLY_FROM = 0.001  # ... and only from this probability on; their s
                                # of seeds 0-3 with top-1, false alarms and ECE unchanged (2026-12-06)
 
 
+GUESS_CEILING = 0.49           # a cause no rule supports stays below an alarm (0.5: metrics.ALARM, diagnose.SURE): the
+                               # symptom alone says which causes are usual, never that this one is it. The rest of its
+                               # probability goes to "unexplained". On the case base (CV, seed 0) this removed the three
+                               # healthy false alarms, all crash or NCCL-error guesses on health-check or warning-only
+                               # inputs (az-hop#1796, nhc#162, fastsocket#4); ECE 0.047 -> 0.050 (2026-12-06)
+
+
 def shown(probabilities: dict[str, float], view: CaseView) -> dict[str, float]:
     """The causes a report shows: every cause a rule supports, and the likeliest few the symptom alone suggests
-    (for an input that shows no failure: the likeliest causes if the job did fail, given what the input shows)."""
+    (for an input that shows no failure: the likeliest causes if the job did fail, given what the input shows), each
+    of those held under GUESS_CEILING."""
     guesses = sorted((c for c in probabilities if c not in view.evidence), key=lambda c: (-probabilities[c], c))
     keep = set(view.evidence) | {c for c in guesses[:SHOW_SYMPTOM_ONLY] if probabilities[c] >= SHOW_SYMPTOM_ONLY_FROM}
-    return {c: p for c, p in probabilities.items() if c in keep}
+    return {c: (p if c in view.evidence else min(p, GUESS_CEILING)) for c, p in probabilities.items() if c in keep}
 
 
 def softmax(scores: dict[str, float], temperature: float = 1.0, unexplained: float = 0.0) -> dict[str, float]:

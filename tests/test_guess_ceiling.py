@@ -1,0 +1,32 @@
+"""A cause no rule supports is a guess from the symptom alone: it is shown with the check that tells it apart, never
+at an alarm's 0.5 (doctor/judgement/model.py GUESS_CEILING). Real inputs: a health check that fails by design, whose
+error lines once made the crash guess known_software_bug an alarm, and a crash whose only line is CUDA's illegal
+memory access (the guess is the crash's usual cause, said as a possibility)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from doctor.diagnose import diagnose_files
+from doctor.judgement.metrics import ALARM
+from doctor.judgement.model import GUESS_CEILING
+
+CASES = Path(__file__).resolve().parents[1] / "fixtures" / "cases"
+HEALTH_CHECK_BY_DESIGN = CASES / "healthy-nhc-162-h100-pcie-nvlink-by-design" / "input"   # NVLink absent by design
+ILLEGAL_ADDRESS_ONLY = CASES / "desync-vllm-6042" / "input"
+
+
+def test_the_ceiling_is_under_the_alarm() -> None:
+    assert GUESS_CEILING < ALARM
+
+
+def test_a_health_check_failing_by_design_raises_no_alarm() -> None:
+    report = diagnose_files([str(HEALTH_CHECK_BY_DESIGN)])
+    assert report.diagnoses and all(d.confidence < ALARM for d in report.diagnoses)
+
+
+def test_a_guess_keeps_its_rank_and_gives_the_rest_to_unexplained() -> None:
+    report = diagnose_files([str(ILLEGAL_ADDRESS_ONLY)])
+    first = report.diagnoses[0]
+    assert not first.rules and first.confidence == GUESS_CEILING    # its fitted probability is higher
+    assert [d.confidence for d in report.diagnoses] == sorted((d.confidence for d in report.diagnoses), reverse=True)
+    assert report.unexplained >= 1 - GUESS_CEILING - sum(d.confidence for d in report.diagnoses[1:]) - 0.001
