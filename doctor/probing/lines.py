@@ -114,11 +114,15 @@ def virtual_interface(name: str) -> bool:
 
 
 def version_num(text: str) -> int:
-    """'2.18.5' -> 21805, '12.1' -> 120100; 0 when there is no number."""
+    """'2.18.5' -> 21805, '12.1' -> 120100; 0 when there is no number. A version whose first field reaches 100 (an
+    NVIDIA driver, 535.104.05; a calendar version, 2026.9.0) takes three digits a field, 535104005: two would cap
+    104 and 183 alike, and a policy pinning driver 535.104.05 could not tell 535.183.05 from it."""
     parts = re.findall(r"\d+", text)[:3]
     if not parts:
         return 0
     nums = [int(p) for p in parts] + [0] * (3 - len(parts))
+    if nums[0] >= 100:
+        return nums[0] * 1000000 + min(nums[1], 999) * 1000 + min(nums[2], 999)
     return nums[0] * 10000 + min(nums[1], 99) * 100 + min(nums[2], 99)
 
 
