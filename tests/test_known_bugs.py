@@ -102,8 +102,8 @@ def test_the_nccl_version_variable_of_an_env_dump_counts() -> None:
     assert [k.version for k in known_bugs(facts)] == ["2.25.1"]
 
 
-# Real WARN lines of the threads behind the fourteenth stop's entries (nccl#1185, nccl#1176, nccl#957), and two worded
-# as NCCL's source prints them (src/misc/socket.cc, src/graph/topo.cc) where no thread quoted one; each after the
+# Real WARN lines of the threads behind the fourteenth stop's entries (nccl#1185, nccl#1176, nccl#957, nccl#573), and
+# the others worded as NCCL's source prints them (socket.cc, topo.cc, xml.cc, proxy.cc) where no thread quoted one; each after the
 # version banner NCCL prints at init, with the version inside the entry's range, then at the release that fixed it.
 REAL_WARNS = {
     "nccl-2.20.3-uds-socket-name-collision": (
@@ -118,6 +118,14 @@ REAL_WARNS = {
     "nccl-2.18-socket-accept-eintr": (
         "node-1:2211:2290 [0] misc/socket.cc:430 NCCL WARN socketTryAccept: Accept failed: Interrupted system call",
         "2.21.5"),
+    "nccl-before-2.10.3-gpu-sysfs-path-missing": (    # nccl#573, WSL2
+        "SHJS-PF4ZKYLL:92777:92889 [0] graph/xml.cc:332 NCCL WARN Could not find real path of "
+        "/sys/class/pci_bus/0000:01/../../0000:01:00.0", "2.7.8"),
+    "nccl-2.9.6-topo-file-dummy-pci-switch": (
+        "ip-10-0-0-1:2211:2290 [0] graph/xml.cc:332 NCCL WARN Could not find real path of "
+        "/sys/class/pci_bus/ffff:ff/../../ffff:ff:01.0", "2.9.6"),
+    "nccl-2.12-proxy-service-poll-eintr": (
+        "node-1:2211:2290 [0] proxy.cc:1119 NCCL WARN [Proxy Service] Poll failed with error 1", "2.14.3"),
     "nccl-2.24-nic-fusion-automerge-fatal": (
         "node-1:2211:2211 [0] graph/topo.cc:1350 NCCL WARN TOPO/NET : Tried merging multiple devices together and "
         "failed. Try setting NCCL_NET_MERGE_LEVEL=LOC", "2.25.1"),
