@@ -1,5 +1,6 @@
 """Derived launch and environment facts (issue 12): a socket-interface setting NCCL never used while its init failed;
-one NVIDIA library installed for two CUDA majors at once; an nccl-tests run with fewer ranks than mpirun started."""
+one NVIDIA library installed for two CUDA majors at once; an nccl-tests run with fewer ranks than mpirun started; a
+log that ends on a step of distributed init."""
 from __future__ import annotations
 
 import re
@@ -8,7 +9,8 @@ from typing import Callable, Iterable
 
 from doctor.facts import Fact
 from doctor.facts.env import EnvVar, PackageVersion, WheelConflict
-from doctor.facts.launch import BenchRanksShort, IfnameError, IfnameUnused, Interface, LaunchOption
+from doctor.aggregate_nccl import WENT_ON
+from doctor.facts.launch import BenchRanksShort, IfnameError, IfnameUnused, InitStopped, Interface, LaunchOption
 from doctor.facts.topo import CollectiveBench
 from doctor.facts.nccl import HandleCorrupt, NcclError
 
@@ -94,4 +96,28 @@ def bench_ranks_short(facts: list[Fact]) -> list[Fact]:
                             per_process=per_process, nranks=bench.nranks)]
 
 
-LAUNCH_ENV_AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (ifname_unused, wheel_conflicts, bench_ranks_short)
+# Besides what shows a job went on or failed in NCCL's case: rank 0 saw every process join (init passed the store), a
+# stall a framework reported (a hang with its own line).
+_INIT_WENT_ON = WENT_ON | {"launch.ranks_registered", "collective.stalled"}
+
+
+def init_stopped(facts: list[Fact]) -> list[Fact]:
+    """Per input, its last init line when no fact of that input comes after it and nothing anywhere shows the job
+    went on or failed: the output stops in distributed init. An engineer reads a hung job's log from its end."""
+    if any(f.KIND in _INIT_WENT_ON for f in facts):
+        return []
+    end: dict[str, int] = defaultdict(int)
+    last: dict[str, Fact] = {}
+    for f in facts:
+        source, line = f.origin.source, f.origin.line
+        if not source or not line:
+            continue
+        end[source] = max(end[source], line)
+        if f.KIND == "launch.init_step" and line >= (last[source].origin.line if source in last else 0):
+            last[source] = f
+    return [InitStopped(node=f.node, rank=f.rank, origin=f.origin, framework=f.framework, step=f.step)
+            for source, f in sorted(last.items()) if f.origin.line >= end[source]]
+
+
+LAUNCH_ENV_AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (ifname_unused, wheel_conflicts, bench_ranks_short,
+                                                                          init_stopped)

@@ -71,6 +71,7 @@ from probes.nsys_stats import NsysStats
 from probes.nvidia_smi_query import NvidiaSmiQuery
 from probes.nvidia_smi_table import NvidiaSmiTable
 from probes.gpu_models import GpuModels
+from probes.dist_init import DistInit
 from probes.nvlink_status import NvlinkStatus
 from probes.nvml import NvmlReadings
 from probes.oom import OomMessages
@@ -135,6 +136,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     DeepSpeed,          # hostfile, ssh check, 'exits with return code'
     ServingLaunchers,   # text-generation-inference: 'Shard process was signaled to shutdown with signal 7'
     Lightning,          # GLOBAL_RANK announcements, device and SLURM misconfiguration
+    DistInit,           # DeepSpeed / Paddle / c10d / vLLM init steps; XLA's rendezvous that may be stuck
     Accelerate,         # `accelerate env` versions and config options
     RayVersions,        # Ray's version check: cluster vs this process (Ray, Python, Cloudpickle)
     ShmLines,           # df / ls -ld / mount lines for /dev/shm

@@ -23,6 +23,7 @@ from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent,
 from doctor.facts.gpu import WorkerExited
 from doctor.facts.launch import BenchRanksShort
 from doctor.facts.launch import ProxyDenied
+from doctor.facts.launch import InitStep, InitStopped
 from doctor.facts.gpu import FabricManagerState
 from doctor.facts.gpu import GpuDiagnostic
 from doctor.facts.logline import ErrorLine
@@ -52,7 +53,7 @@ _ALL: tuple[type[Fact], ...] = (
     ConnectError, ResolveError, BindError, IfnameError, Interface, RendezvousTimeout, RendezvousEndpoint,
     DeviceOrdinalError, DuplicateGpu, LaunchOption, LaunchConfigError, HostName, HostsEntry, Reachability,
     IfnameUnused, DeviceMismatch,
-    ProxyDenied,
+    ProxyDenied, InitStep, InitStopped,
     # NCCL
     NcclVersion, NcclError, NcclWarn, CallFailed, NcclNet, IbUnavailable, GdrState, NcclChannel, NcclSummary,
     HandleCorrupt, NcclLog, NcclLogEnd, NcclInitUnfinished, NcclHca, IbEvent, DeviceLimit, NcclCommRank,

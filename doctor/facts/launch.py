@@ -190,3 +190,26 @@ class BenchRanksShort(Fact):
     launched: int = -1             # mpirun's -np
     per_process: int = 1           # nGpus of the test's header (1 when not shown): the fewest ranks each process adds
     nranks: int = -1               # the largest 'nranks' NCCL printed for the test
+
+
+@fact
+class InitStep(Fact):
+    """The last step of distributed init a framework announced in one input (probes/dist_init.py): DeepSpeed's
+    init_distributed, Paddle's NCCL context, c10d's store connect retry or store barrier, vLLM's init."""
+
+    KIND = "launch.init_step"
+    framework: str = ""            # deepspeed | paddle | pytorch | vllm | lightning
+    step: str = ""                 # init_distributed | nccl_context | store_connect | store_barrier | rank_announce
+    detail: str = ""               # the backend, world size, store address or rank the line names
+
+
+@fact
+class InitStopped(Fact):
+    """An input whose output ends on a step of distributed init: no line read after it, no error, no step of
+    training, no benchmark figure (doctor/aggregate_launch.py). Where a job hangs, this is where; a log cut there
+    reads the same (five healthy excerpts of the case base end so), so it shows no failure and names no symptom: it
+    is context of the fitted weights (doctor/judgement/context.py)."""
+
+    KIND = "launch.init_stopped"
+    framework: str = ""
+    step: str = ""
