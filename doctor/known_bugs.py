@@ -2,7 +2,9 @@
 
 One aggregator (a row of doctor.aggregate.AGGREGATORS): for each table entry, a version of its component in
 [affected_from, fixed) plus a failure fact whose line matches the entry's symptom gives a version.known_bug fact
-quoting that line. The table is data, reviewed in the diff; every entry names the maintainers' statement.
+quoting that line. An entry marked `signature` (a line only the affected releases print) gives one too where the
+input names no version of the component at all, its version left empty (BUG002 reads it; a version outside the
+range still rules the bug out). The table is data, reviewed in the diff; every entry names the maintainers' statement.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ FAILURE_KINDS = ("nccl.error", "nccl.warn", "collective.timeout", "collective.st
                  "nccl.device_limit")
 _ENV_VERSION = re.compile(r"^\d+\.\d+\.\d+")
 _FIELDS = ("id", "component", "affected_from", "fixed", "symptom", "summary", "workaround", "confirmed", "references")
+_OPTIONAL = ("signature",)
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,8 @@ class Bug:
     workaround: str
     confirmed: str
     references: tuple[str, ...]
+    signature: bool = False     # only the affected releases print the symptom line (its wording, its WARN level): it
+                                # names the bug where the input gives no version
 
     def affects(self, version: str) -> bool:
         return version_num(self.affected_from) <= version_num(version) < version_num(self.fixed)
@@ -48,10 +53,14 @@ def table(path: Path = TABLE) -> tuple[Bug, ...]:
     bugs = []
     for entry in data["bugs"]:
         missing = [f for f in _FIELDS if not entry.get(f)]
+        unknown = sorted(set(entry) - set(_FIELDS) - set(_OPTIONAL))
+        if unknown:
+            raise ValueError(f"{path}: entry {entry.get('id', '?')}: unknown field(s) {unknown}")
         if missing or not all(str(r).startswith("https://") for r in entry["references"]):
             raise ValueError(f"{path}: entry {entry.get('id', '?')}: missing {missing} or a reference that is no URL")
         bugs.append(Bug(**{**entry, "affected_from": str(entry["affected_from"]), "fixed": str(entry["fixed"]),
-                           "symptom": re.compile(entry["symptom"]), "references": tuple(entry["references"])}))
+                           "symptom": re.compile(entry["symptom"]), "references": tuple(entry["references"]),
+                           "signature": bool(entry.get("signature"))}))
     return tuple(bugs)
 
 
@@ -72,10 +81,13 @@ def known_bugs(facts: list[Fact]) -> list[Fact]:
     failures = [f for f in facts if f.KIND in FAILURE_KINDS and f.origin.text]
     out: list[Fact] = []
     for bug in table():
-        versions = [v for v in _versions(facts, bug.component) if bug.affects(v)]
+        found = _versions(facts, bug.component)
+        versions = [v for v in found if bug.affects(v)]
         line = next((f for f in failures if bug.symptom.search(f.origin.text)), None)
-        if versions and line is not None:
-            out.append(KnownBug(node=line.node, rank=line.rank, origin=line.origin, bug=bug.id, component=bug.component,
-                                version=versions[0], fixed=bug.fixed, summary=bug.summary, workaround=bug.workaround,
-                                reference=bug.references[0]))
+        if line is None or not (versions or (bug.signature and not found)):
+            continue
+        # no version of the component in the input: a signature line still names the bug, its version unknown ("")
+        out.append(KnownBug(node=line.node, rank=line.rank, origin=line.origin, bug=bug.id, component=bug.component,
+                            version=versions[0] if versions else "", affected_from=bug.affected_from, fixed=bug.fixed,
+                            summary=bug.summary, workaround=bug.workaround, reference=bug.references[0]))
     return out

@@ -139,7 +139,9 @@ def test_each_entry_fires_in_its_range_and_not_on_the_fixed_release(bug_id: str)
     banner = "node-1:2211:2211 [0] NCCL INFO NCCL version {v}+cuda12.2\n"
     assert bug_id in {k.bug for k in _known(banner.format(v=version) + line + "\n")}
     assert bug_id not in {k.bug for k in _known(banner.format(v=fixed) + line + "\n")}
-    assert bug_id not in {k.bug for k in _known(line + "\n")}, "no version read: no known bug"
+    signature = next(b.signature for b in table() if b.id == bug_id)
+    without = {k.bug: k.version for k in _known(line + "\n")}
+    assert without.get(bug_id) == ("" if signature else None), "no version read: only a signature line names its bug"
 
 
 def test_the_devpeers_entry_needs_its_own_lines_not_any_invalid_argument() -> None:
@@ -158,3 +160,25 @@ def test_the_uds_name_collision_is_no_port_in_use(tmp_path: Path) -> None:
                    + REAL_WARNS["nccl-2.20.3-uds-socket-name-collision"][0] + "\n")
     causes = [d.cause for d in diagnose_files([str(log)]).diagnoses]
     assert causes[0] == "known_software_bug" and "port_in_use" not in causes
+
+
+def test_a_signature_line_names_its_bug_without_a_version_and_not_against_one() -> None:
+    """nccl#573's WARN alone: the fatal topology WARN only NCCL 2.4.2-2.9.9 print (INFO from 2.10.3 on) names the bug
+    with no version known; beside a version out of the range, it names nothing."""
+    line = REAL_WARNS["nccl-before-2.10.3-gpu-sysfs-path-missing"][0] + "\n"
+    alone = [k for k in _known(line) if k.bug == "nccl-before-2.10.3-gpu-sysfs-path-missing"]
+    assert [(k.version, k.affected_from, k.fixed) for k in alone] == [("", "2.4.2", "2.10.3")]
+    later = "h:1:2 [0] NCCL INFO NCCL version 2.10.3+cuda11.4\n" + line
+    assert "nccl-before-2.10.3-gpu-sysfs-path-missing" not in {k.bug for k in _known(later)}
+
+
+def test_a_line_other_releases_print_needs_the_version() -> None:
+    """The UDS bind line also means a real name collision in later releases: no signature, no bug without a version."""
+    assert not _known(REAL_WARNS["nccl-2.20.3-uds-socket-name-collision"][0] + "\n")
+
+
+def test_an_unknown_field_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "known_bugs.yaml"
+    bad.write_text(TABLE.read_text().replace("    signature: true\n", "    signatur: true\n", 1))
+    with pytest.raises(ValueError, match="unknown field"):
+        table.__wrapped__(bad)

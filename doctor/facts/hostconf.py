@@ -86,7 +86,8 @@ class KnownBug(Fact):
     KIND = "version.known_bug"
     bug: str = ""                  # the table's id
     component: str = ""            # nccl | torch | driver
-    version: str = ""
+    version: str = ""              # "" where the input names no version and the entry's line is a signature
+    affected_from: str = ""
     fixed: str = ""
     summary: str = ""
     workaround: str = ""
