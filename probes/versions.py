@@ -5,6 +5,7 @@ Sample input:
     [pip3] torch==2.1.0+cu121
     PyTorch version: 2.1.0+cu121
     Nvidia driver version: 535.104.05
+    (VllmWorker rank=0 pid=4887) INFO 07-08 10:09:09 [pynccl.py:70] vLLM is using nccl==2.26.2
     | NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |
 """
 from __future__ import annotations
@@ -24,6 +25,7 @@ _COLLECT_ENV: tuple[tuple[re.Pattern[str], str], ...] = (
     (lazy_compile(r"(?:Nvidia driver version|Driver Version|驱动版本)\s*[:：]\s*(?P<v>[\d.]+)"), "driver"),
     (lazy_compile(r"CUDA Version:\s*(?P<v>[\d.]+)"), "cuda_driver_api"),
     (lazy_compile(r"^\s*(?:\[conda\]\s*)?(?P<name>pytorch|torch|nccl|nvidia-nccl-cu\d+|cudatoolkit)\s+(?P<v>\d[\w.+]*)\s+\S+"), ""),
+    (lazy_compile(r"vLLM is using nccl==(?P<v>\d[\w.]*)"), "nccl"),     # vLLM's pynccl: the NCCL library it loaded
 )
 
 
