@@ -25,7 +25,7 @@ _COLLECT_ENV: tuple[tuple[re.Pattern[str], str], ...] = (
     (lazy_compile(r"(?:Nvidia driver version|Driver Version|驱动版本)\s*[:：]\s*(?P<v>[\d.]+)"), "driver"),
     (lazy_compile(r"CUDA Version:\s*(?P<v>[\d.]+)"), "cuda_driver_api"),
     (lazy_compile(r"^\s*(?:\[conda\]\s*)?(?P<name>pytorch|torch|nccl|nvidia-nccl-cu\d+|cudatoolkit)\s+(?P<v>\d[\w.+]*)\s+\S+"), ""),
-    (lazy_compile(r"vLLM is using nccl==(?P<v>\d[\w.]*)"), "nccl"),     # vLLM's pynccl: the NCCL library it loaded
+    (lazy_compile(r"(?:vLLM|sglang|SGLang) is using nccl==(?P<v>\d[\w.]*)"), "nccl"),   # their pynccl: the NCCL loaded
 )
 
 
