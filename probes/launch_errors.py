@@ -30,6 +30,7 @@ _PLAIN_CONNECT = lazy_compile(r"^\s*(?:RuntimeError|ConnectionError|TimeoutError
 _RDZV_CONNECT = lazy_compile(r"RendezvousConnectionError|connection to the C10d store has failed")
 _STORE_BARRIER = lazy_compile(r"(?P<state>Timed out initializing|Waiting in) (?:the )?(?:process group in )?store based barrier.*?"
                             r"world_size=(?P<world>\d+), worker_count=(?P<workers>\d+)")
+_BARRIER_KEY = lazy_compile(r"store_based_barrier_key:(?P<group>\d{1,6})")
 _GLOO_LOOPBACK = lazy_compile(r"Unable to resolve hostname to a \(local\) address\. Using the loopback")   # often wrapped after 'loopback'
 _CLIENT_FAILED = lazy_compile(r"client socket has failed to connect to (?:any local network address|\[(?P<bhost>[^\]\s]+)\]:(?P<bport>\d+)"
                               r"|(?P<host>[^\]\s]+?):(?P<port>\d+))")   # [::ffff:10.0.0.1]:29500: the brackets hold the host
@@ -273,8 +274,10 @@ class LaunchErrors(LineProbe):
             return True
         m = _STORE_BARRIER.search(line)
         if m:
+            key = _BARRIER_KEY.search(line)
             self.ctx.emit(RendezvousTimeout, n, line, backend="store_barrier", joined=int(m["workers"]),
-                          expected=int(m["world"]), surplus=int(m["workers"]) - int(m["world"]))
+                          expected=int(m["world"]), surplus=int(m["workers"]) - int(m["world"]),
+                          group=int(key["group"]) if key else 0)
             return True
         if _GLOO_LOOPBACK.search(line):
             self.ctx.emit(HostName, n, line, name="", loopback=True)

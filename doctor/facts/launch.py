@@ -85,6 +85,8 @@ class RendezvousTimeout(Fact):
     joined: int = -1
     expected: int = -1
     surplus: int = 0               # joined - expected when both are known: > 0 means extra processes registered
+    group: int = 0                 # the store barrier's key (store_based_barrier_key:N): the Nth process group the
+                                   # job creates; 0 unknown. Past 1, the default group had formed with every rank
 
 
 @fact
