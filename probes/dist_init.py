@@ -51,9 +51,9 @@ class DistInit(LineProbe):
         self.last: tuple[int, str, str, str, str] | None = None    # the latest init line: where the log stood
 
     def feed(self, line_no: int, line: str) -> None:
-        if self.last and any(word in line for word in _WENT_ON):
-            self.last = None            # init was over: the log went on past it
-            return
+        if any(word in line for word in _WENT_ON):
+            self.last = None            # init was over, or not begun: either way no init line to end on; a progress
+            return                      # line (a tqdm bar, a step) is fed often, so it costs no regex here
         m = _XLA_STUCK.search(line)
         if m:
             self.ctx.emit(CollectiveStall, line_no, line, framework="xla", op=m["op"].strip(), waited_s=float(m["s"]))
