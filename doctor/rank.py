@@ -73,7 +73,7 @@ def rank(findings: list[Finding], causes: dict[str, dict], symptom: str | None =
     sign = narrowing[1] if narrowing else context.symptom_fact(facts or [])
     out = [_diagnose(cause, by_cause[cause], p) if cause in seen.evidence else _guess(cause, causes, p, seen, sign)
            for cause, p in probabilities.items()]
-    out.sort(key=lambda d: (-d.confidence, -len(d.evidence), d.cause))
+    out.sort(key=lambda d: (-d.confidence, not d.rules, -len(d.evidence), d.cause))   # on a tie, a cause read first
     return out
 
 

@@ -1,18 +1,20 @@
 """A cause no rule supports is a guess from the symptom alone: it is shown with the check that tells it apart, never
 at an alarm's 0.5 (doctor/judgement/model.py GUESS_CEILING). Real inputs: a health check that fails by design, whose
 error lines once made the crash guess known_software_bug an alarm, and a crash whose only line is CUDA's illegal
-memory access (the guess is the crash's usual cause, said as a possibility)."""
+memory access (the guess is the crash's usual cause, said as a possibility), and an NCCL WARN a rule reads (the
+guess stays under the cause the rule reads, model.guess_cap)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from doctor.diagnose import diagnose_files
 from doctor.judgement.metrics import ALARM
-from doctor.judgement.model import GUESS_CEILING
+from doctor.judgement.model import BELOW_READ_CAUSE, GUESS_CEILING
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "cases"
 HEALTH_CHECK_BY_DESIGN = CASES / "healthy-nhc-162-h100-pcie-nvlink-by-design" / "input"   # NVLink absent by design
 ILLEGAL_ADDRESS_ONLY = CASES / "desync-vllm-6042" / "input"
+MODIFY_QP_NO_SUCH_DEVICE = CASES / "roce-gid-nccl-718" / "input"    # the fitted crash guess outweighs the rule's cause
 
 
 def test_the_ceiling_is_under_the_alarm() -> None:
@@ -30,3 +32,10 @@ def test_a_guess_keeps_its_rank_and_gives_the_rest_to_unexplained() -> None:
     assert not first.rules and first.confidence == GUESS_CEILING    # its fitted probability is higher
     assert [d.confidence for d in report.diagnoses] == sorted((d.confidence for d in report.diagnoses), reverse=True)
     assert report.unexplained >= 1 - GUESS_CEILING - sum(d.confidence for d in report.diagnoses[1:]) - 0.001
+
+
+def test_a_guess_stays_under_the_cause_a_rule_reads() -> None:
+    report = diagnose_files([str(MODIFY_QP_NO_SUCH_DEVICE)])
+    first, guesses = report.diagnoses[0], [d for d in report.diagnoses if not d.rules]
+    assert first.rules and guesses                       # 'ibv_modify_qp failed with error No such device': IB rules
+    assert all(g.confidence <= round(BELOW_READ_CAUSE * first.confidence, 3) for g in guesses)

@@ -88,7 +88,7 @@ def _shipped(analysed: list, weights: str | None) -> list:  # type: ignore[type-
     from doctor.judgement.model import WEIGHTS, load
     rules, causes = rule_base()
     model = load(causes, rules, Path(weights) if weights else WEIGHTS)
-    return [Scored(a, order(shown(model.probabilities(a.view), a.view))) for a in analysed]
+    return [Scored(a, order(shown(model.probabilities(a.view), a.view), a.view.evidence)) for a in analysed]
 
 
 def _cross_validated(analysed: list, k: int, seed: int) -> list:  # type: ignore[type-arg]
@@ -103,7 +103,7 @@ def _cross_validated(analysed: list, k: int, seed: int) -> list:  # type: ignore
         model = fit(base, train, folds=k, seed=seed)
         for i, (a, f) in enumerate(zip(analysed, fold)):
             if f == part:
-                scored[i] = Scored(a, order(shown(model.probabilities(a.view), a.view)))
+                scored[i] = Scored(a, order(shown(model.probabilities(a.view), a.view), a.view.evidence))
     return [scored[i] for i in range(len(analysed))]
 
 

@@ -3,7 +3,7 @@ healthy false-alarm rate, failures answered with nothing, and the expected calib
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from doctor.judgement.cases import Analysed
 from doctor.judgement.model import guesses_if_failed
@@ -28,8 +28,11 @@ class Scored:
         return next((i for i, (c, _) in enumerate(self.ranked, 1) if c in self.case.accept), None)
 
 
-def order(probabilities: dict[str, float]) -> tuple[tuple[str, float], ...]:
-    return tuple(sorted(((c, round(p, 3)) for c, p in probabilities.items()), key=lambda cp: (-cp[1], cp[0])))
+def order(probabilities: dict[str, float], read: Iterable[str] = ()) -> tuple[tuple[str, float], ...]:
+    """Best first, as the report lists them: on a tie (3 decimals) a cause some rule supports (`read`) first."""
+    first = set(read)
+    return tuple(sorted(((c, round(p, 3)) for c, p in probabilities.items()),
+                        key=lambda cp: (-cp[1], cp[0] not in first, cp[0])))
 
 
 def _share(part: int, whole: int) -> float:
