@@ -38,4 +38,5 @@ def test_a_guess_stays_under_the_cause_a_rule_reads() -> None:
     report = diagnose_files([str(MODIFY_QP_NO_SUCH_DEVICE)])
     first, guesses = report.diagnoses[0], [d for d in report.diagnoses if not d.rules]
     assert first.rules and guesses                       # 'ibv_modify_qp failed with error No such device': IB rules
-    assert all(g.confidence <= round(BELOW_READ_CAUSE * first.confidence, 3) for g in guesses)
+    assert all(g.confidence < first.confidence for g in guesses)
+    assert all(g.confidence <= BELOW_READ_CAUSE * first.confidence + 0.001 for g in guesses)   # shown to 3 decimals
