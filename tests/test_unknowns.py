@@ -80,6 +80,12 @@ def test_unknown_in_text_json_and_exit_code(doctor_cli) -> None:
     ("E0912 23:44:51.552719 2536982 pjrt_stream_executor_client.cc:3008] Execution of replica 0 failed: INTERNAL: NCCL "
      "operation ncclAllReduce( send_buffer.opaque(), recv_buffer.opaque(), ToNcclCount(dtype, count), nccl_dtype, "
      "ToNcclReduction(reduction_kind), comm_, se::gpu::AsGpuStreamValue(stream)) failed: invalid argument", "failed"),
+    # an exception named with its package in the middle of a JVM log line (cudf-spark#6572, held-out batch EW)
+    ("[2022-09-19T07:13:29.517Z] 22/09/19 07:13:29 WARN TaskSetManager: Lost task 1.0 in stage 5.0 (TID 15) "
+     "(10.233.91.25 executor 0): org.openucx.jucx.UcxException: No resources are available to initiate the operation",
+     "exception"),
+    # a library's own version check (nixl#1023, held-out batch EW)
+    ("UCP API version is incompatible: required >= 1.19, actual 1.16.0", "error"),
     # a counter that is not zero stays a failure line
     ("Total: 28, Passed: 26, Failed: 2, Waived: 0", "failed"),
 ])
