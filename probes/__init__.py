@@ -82,6 +82,7 @@ from probes.pcie_kernel import PcieKernelLines
 from probes.perftest import Perftest
 from probes.pyspy_dump import PySpyJson, PySpyText
 from probes.python_shm import PythonShmObjects
+from probes.tensor_copies import TensorCopies
 from probes.ray_version import RayVersions
 from probes.rdma_link import RdmaLink
 from probes.ibdev2netdev import Ibdev2netdev
@@ -141,6 +142,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     RayVersions,        # Ray's version check: cluster vs this process (Ray, Python, Cloudpickle)
     ShmLines,           # df / ls -ld / mount lines for /dev/shm
     PythonShmObjects,   # Python's /dev/shm segments and semaphores found gone ('/psm_*' opened, '/mp-*' at exit)
+    TensorCopies,       # a tensor printed on one GPU, then zeros on another: a peer copy that lost its data
     IommuLines,         # kernel command line and boot log: IOMMU translating or passthrough
     PcieKernelLines,    # kernel: "available PCIe bandwidth, limited by ..."
     MeshProxyDenials,   # Istio/Envoy sidecars refusing a connection by policy (rbac_access_denied)

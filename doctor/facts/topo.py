@@ -99,3 +99,15 @@ class P2pTest(Fact):
     slower_with_p2p: int = 0       # peer-capable pairs whose P2P-enabled copy runs below half the staged one
     worst_share: float = -1.0      # lowest gbps_enabled / gbps_disabled over peer-capable pairs
     stopped_in: str = ""           # the section whose header is the last thing printed (the run stopped there); '' complete
+
+
+@fact
+class P2pCopyCorrupted(Fact):
+    """A tensor printed on one GPU, then the same number of values printed on another GPU right after, all zero (or
+    denormal dust) where the first had values: a copy between the two GPUs arrived without its data."""
+
+    KIND = "p2p.copy_corrupted"
+    src_device: int = -1
+    dst_device: int = -1
+    sent: str = ""                 # the values as printed on the source GPU
+    arrived: str = ""              # the values as printed on the destination GPU

@@ -59,6 +59,7 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     # error lines, read above, make it an nccl_error first)
     ("cuda.error", _always, "crash"),
     ("gpu.fault", _always, "crash"),
+    ("p2p.copy_corrupted", _always, "crash"),   # a copy between GPUs arrived zeroed: wrong results, a failure
     ("worker.bus_error", _always, "crash"),
     ("net.bind_error", _always, "crash"),
     ("launch.config_error", _always, "crash"),
