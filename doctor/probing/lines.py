@@ -24,6 +24,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m|\[0m")
 # An ISO-8601 time stamp a collector put before the line (GitHub Actions, Buildkite, `kubectl logs --timestamps`,
 # a CI's "[2026-02-24T20:21:58Z] "): when, not who nor what
 _ISO_STAMP = re.compile(r"^\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?\s")
+# pytest's failure report puts "E" and spaces before each line of the exception it caught ("E       RuntimeError:
+# In operator() at tensorpipe/common/ibv.h:172 ...", pytorch#73885): the reporter, not the text
+_PYTEST_E = re.compile(r"^E {1,8}(?=\S)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,10 +39,12 @@ class Who:
 def who(line: str, default_node: str) -> Who:
     """Split a leading writer prefix off a log line: NCCL host:pid:tid, [rankN]:, [defaultN]:, Open MPI's [J,N]<stdout>:,
     srun 'N: ', pdsh 'host: ', and Ray's "(Actor pid=N, ip=A) " in front of any of them, behind a collector's ISO time
-    stamp."""
+    stamp or pytest's "E   "."""
     if "[" in line and ("\x1b" in line or "[0m" in line):
         line = _ANSI.sub("", line)
     if line[:1] in "[0123456789" and (m := _ISO_STAMP.match(line)):
+        line = line[m.end():]
+    if line[:2] == "E " and (m := _PYTEST_E.match(line)):
         line = line[m.end():]
     if "pid=" in line[:100]:
         m = _RAY_PREFIX.match(line)

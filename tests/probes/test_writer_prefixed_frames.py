@@ -60,3 +60,24 @@ def test_a_rank_prefixed_frame_of_process_group_setup_is_read() -> None:
 def test_launch_agent_frames_are_not_process_group_setup() -> None:
     # torchrun's agent frames appear in every agent failure (a worker that crashed too): no symptom from them alone
     assert not [f for f in parse_lines(TracebackFrames, TORCHX_RAY_TRACE) if f.KIND == "trace.frame"]
+
+
+# pytorch#73885 (held-out batch EV, fixtures/cases/ksb-fairscale-pytorch-73885-efa-tensorpipe-ibv-unsupported): a
+# distributed test's failure as pytest reports it, every line behind pytest's "E" and spaces
+PYTEST_REPORT = """\
+E         File "/fsx/users/rvarm1/rvarm1/repos/pytorch/torch/distributed/rpc/api.py", line 114, in _init_rpc_states
+E           _set_and_start_rpc_agent(agent)
+E       RuntimeError: In operator() at tensorpipe/common/ibv.h:172 "": Operation not supported
+"""
+
+
+def test_pytest_e_prefix_is_the_reporter_not_the_text() -> None:
+    lines = PYTEST_REPORT.splitlines()
+    assert who(lines[2], "").body.startswith("RuntimeError: In operator()")
+    facts = parse_lines(ErrorLines, PYTEST_REPORT, source="pytest.log", node="")
+    assert [(f.get("form"), f.origin.line) for f in facts] == [("exception", 3)]
+
+
+def test_a_glog_severity_letter_is_no_pytest_prefix() -> None:
+    line = "E1203 06:26:06.010664 1044529 client.h:77] Terminating process"
+    assert who(line, "").body == line
