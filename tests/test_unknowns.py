@@ -111,6 +111,7 @@ def test_error_looking_lines_are_kept(line: str, form: str) -> None:
     # rdma(8) on this machine, no RDMA netlink: no RDMA devices here (recorded: healthy-lab-doctor-collect's bundle)
     "Failed to open NETLINK_RDMA socket",
     "Total: 28, Passed: 28, Failed: 0, Waived: 0",   # gdrcopy's sanity summary (its README, held-out batch DF)
+    "Test Error: ",   # PyTorch's quickstart tutorial's evaluation heading (pytorch-multi-GPU-training-tutorial, batch FC)
 ])
 def test_lines_that_only_look_like_errors_are_not(line: str) -> None:
     assert classify(line) == ""
