@@ -27,9 +27,11 @@ _NAMES: dict[str, str] = {
     **dict.fromkeys(("compute", "compute_time", "fwd_bwd"), "compute"),
     **dict.fromkeys(("comm", "comm_time", "allreduce_time", "sync_time"), "comm"),
 }
+# a figure, in scientific notation too: MLPerf GNMT's "Data 7.41e-05 (2.51e-02)" is 74 microseconds, not 7 s
+_NUMBER = r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
 _TIMING = lazy_compile(r"(?<![\w])(?P<name>" + "|".join(sorted(_NAMES, key=len, reverse=True)) +
-                     r")\s*[:=]?\s*(?P<v>\d+(?:\.\d+)?)\s*(?P<u>ms|s)?\b"
-                     r"(?:\s*\((?P<avg>\d+(?:\.\d+)?)\s*(?P<au>ms|s)?\))?")   # "Data 3.556s(0.517s)": current (running average)
+                     r")\s*[:=]?\s*(?P<v>" + _NUMBER + r")\s*(?P<u>ms|s)?\b"
+                     r"(?:\s*\((?P<avg>" + _NUMBER + r")\s*(?P<au>ms|s)?\))?")   # "Data 3.556s(0.517s)": current (running average)
 _ITERATION = lazy_compile(r"\[(?P<i>\d+)/\d+\]")
 _WARMUP_STEPS = 1
 
