@@ -12,7 +12,7 @@ from functools import lru_cache
 from doctor.engine import Finding
 from doctor.facts import Fact, Origin
 from doctor.judgement import context
-from doctor.judgement.evidence import counted
+from doctor.judgement.evidence import counted, settings_only
 from doctor.judgement.model import CaseView, Model, guesses_if_failed, load, shown, with_priors
 from doctor.templates import render
 
@@ -58,7 +58,7 @@ def view(findings: list[Finding], facts: list[Fact], symptom: str | None,
     narrowing = narrowing or context.narrowing_fact(facts)
     return CaseView(counted(findings), symptom or context.read_symptom(facts, fallback=True), context.features(facts),
                     symptom_given=bool(symptom), failing=bool(symptom) or context.shows_failure(facts),
-                    sign=narrowing[0] if narrowing else None)
+                    sign=narrowing[0] if narrowing else None, settings_only=settings_only(findings))
 
 
 def rank(findings: list[Finding], causes: dict[str, dict], symptom: str | None = None,

@@ -49,6 +49,20 @@ def counted(findings: list[Finding]) -> dict[str, CauseEvidence]:
     return out
 
 
+# Facts that are settings, not signs: what the job was told to do. A rule that binds only these reads context
+SETTING_KINDS = frozenset({"env.var", "launch.option"})
+
+
+def settings_only(findings: list[Finding]) -> frozenset[str]:
+    """The causes whose every supporting finding binds settings alone (an NCCL_* override, a launch flag): on an input
+    that shows no failure they are context, not a sign that anything failed."""
+    kinds: dict[str, set[str]] = defaultdict(set)
+    for f in findings:
+        if f.rule.effect != "lower":
+            kinds[f.rule.cause].update(fact.KIND for _, fact in f.bindings)
+    return frozenset(cause for cause, seen in kinds.items() if seen and seen <= SETTING_KINDS)
+
+
 def _claim(findings: list[Finding]) -> list[str]:
     """Strongest rule first; a finding counts when it brings at least one item not yet claimed for this cause."""
     claimed: set[tuple] = set()

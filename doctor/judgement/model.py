@@ -51,6 +51,7 @@ class CaseView:
     symptom_given: bool = False              # stated by the user, not read from the input
     failing: bool = True                     # the symptom is stated, or the input shows a failure (not figures alone)
     sign: str | None = None                  # a narrowing sign (context.NARROWING_SIGNS): the guesses are its causes
+    settings_only: frozenset[str] = frozenset()   # causes read from settings alone (evidence.settings_only)
 
 
 def logit(p: float) -> float:
@@ -178,11 +179,15 @@ BELOW_READ_CAUSE = 0.99         # a guess is held under this share of the likeli
 def shown(probabilities: dict[str, float], view: CaseView) -> dict[str, float]:
     """The causes a report shows: every cause a rule supports, and the likeliest few the symptom alone suggests
     (for an input that shows no failure: the likeliest causes if the job did fail, given what the input shows), each
-    of those held under GUESS_CEILING and under the likeliest cause a rule supports (guess_cap)."""
+    of those held under GUESS_CEILING and under the likeliest cause a rule supports (guess_cap). A cause read from
+    settings alone (an NCCL_* override) is held under GUESS_CEILING too where the input shows no failure: a setting is
+    context, not a sign that anything failed."""
     guesses = sorted((c for c in probabilities if c not in view.evidence), key=lambda c: (-probabilities[c], c))
     keep = set(view.evidence) | {c for c in guesses[:SHOW_SYMPTOM_ONLY] if probabilities[c] >= SHOW_SYMPTOM_ONLY_FROM}
     cap = guess_cap(probabilities, view)
-    return {c: (p if c in view.evidence else min(p, cap)) for c, p in probabilities.items() if c in keep}
+    context_only = view.settings_only if not view.failing else frozenset()
+    return {c: (min(p, GUESS_CEILING) if c in context_only else p if c in view.evidence else min(p, cap))
+            for c, p in probabilities.items() if c in keep}
 
 
 def guess_cap(probabilities: dict[str, float], view: CaseView) -> float:

@@ -1,0 +1,30 @@
+"""A setting is context, not a sign (rules/README.md, "Signs, not context"): a cause read from settings alone (an
+NCCL_* override, a launch flag) is held under an alarm where the input shows no failure, and counts in full once the
+user says what went wrong. Real input: MLPerf v5.0's accepted Dell H200 BERT run (held-out batch FH), whose log
+prints its deliberate NCCL_ALGO=RING, NCCL_BUFFSIZE and NCCL_NET_GDR_LEVEL=PIX; ENV002 once called it an NCCL
+misuse at 0.976."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from doctor.diagnose import diagnose_files
+from doctor.judgement.metrics import ALARM
+from doctor.judgement.model import GUESS_CEILING
+
+CASES = Path(__file__).resolve().parents[1] / "fixtures" / "cases"
+TUNED_HEALTHY_RUN = CASES / "healthy-mlperf-v50-dell-2xxe9680l-h200-bert-nccl-info" / "input"
+
+
+def confidence(report, cause: str) -> float:  # type: ignore[no-untyped-def]
+    return next(d.confidence for d in report.diagnoses if d.cause == cause)
+
+
+def test_overrides_in_a_run_that_shows_no_failure_raise_no_alarm() -> None:
+    report = diagnose_files([str(TUNED_HEALTHY_RUN)])
+    assert all(d.confidence < ALARM for d in report.diagnoses)
+    assert confidence(report, "nccl_env_misuse") <= GUESS_CEILING   # still listed: the rule read the overrides
+
+
+def test_the_same_overrides_count_once_the_job_is_said_to_hang() -> None:
+    report = diagnose_files([str(TUNED_HEALTHY_RUN)], symptom="hang")
+    assert report.diagnoses[0].cause == "nccl_env_misuse" and confidence(report, "nccl_env_misuse") > GUESS_CEILING
