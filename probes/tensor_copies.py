@@ -3,8 +3,8 @@
 Peer-to-peer DMA that the IOMMU or a PCIe switch's ACS blocks does not fail: the reads return zeros (or whatever
 the destination held), so `x.to(1)` of a tensor on cuda:0 prints zeros on cuda:1, while the same tensor staged
 through the CPU (`x.to('cpu').to(1)`) arrives intact (pytorch#84803; dasharo-issues#436, fixed by iommu=soft).
-A one-line tensor printed on cuda:A, and within a few lines the same number of values on cuda:B (B != A), all zero
-or denormal where the first had values, is read as such a copy.
+A one-line tensor printed on cuda:A, and within a few lines the same number of values on cuda:B (B != A) by the same
+writer (two ranks' prints are two tensors), all zero or denormal where the first had values, is read as such a copy.
 
 Sample input:
     >>> x = torch.tensor([1, 2], device=0)
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from doctor.facts.topo import P2pCopyCorrupted
 from doctor.probing.contract import LineProbe
+from doctor.probing.lines import who
 from doctor.probing.regex import lazy_compile
 
 _TENSOR = lazy_compile(r"\btensor\(\[(?P<values>[^\[\]]*)\](?:,\s*dtype=[\w.]+)?,\s*device='cuda:(?P<device>\d+)'")
@@ -37,7 +38,8 @@ class TensorCopies(LineProbe):
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
-        self.last: tuple[int, int, str, tuple[float, ...]] | None = None   # line, device, text, values
+        # per writer (node, rank): the last tensor printed: line, device, text, values
+        self.last: dict[tuple[str, int], tuple[int, int, str, tuple[float, ...]]] = {}
 
     def feed(self, line_no: int, line: str) -> None:
         m = _TENSOR.search(line)
@@ -45,10 +47,13 @@ class TensorCopies(LineProbe):
         if m is None or not values:
             return
         device = int(m["device"])
-        if self.last and self._zeroed_copy(self.last, line_no, device, values):
-            self.ctx.emit(P2pCopyCorrupted, line_no, line, src_device=self.last[1], dst_device=device,
-                          sent=self.last[2].strip(), arrived=m["values"].strip())
-        self.last = (line_no, device, m["values"], values)
+        writer = who(line, self.ctx.node)
+        key = (writer.node, writer.rank)
+        last = self.last.get(key)
+        if last and self._zeroed_copy(last, line_no, device, values):
+            self.ctx.emit(P2pCopyCorrupted, line_no, line, src_device=last[1], dst_device=device,
+                          sent=last[2].strip(), arrived=m["values"].strip())
+        self.last[key] = (line_no, device, m["values"], values)
 
     @staticmethod
     def _zeroed_copy(last: tuple[int, int, str, tuple[float, ...]], line_no: int, device: int,

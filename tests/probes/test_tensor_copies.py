@@ -31,3 +31,8 @@ def test_zeros_on_the_same_gpu_or_far_below_are_nothing() -> None:
     assert copies("tensor([1, 2], device='cuda:1')\ntensor([0, 0], device='cuda:1')\n") == []
     far = "tensor([1, 2], device='cuda:0')\n" + "step\n" * 10 + "tensor([0, 0], device='cuda:1')\n"
     assert copies(far) == []
+
+
+def test_two_ranks_printing_their_own_tensors_are_no_copy() -> None:
+    text = "[rank0]: tensor([1., 2.], device='cuda:0')\n[rank1]: tensor([0., 0.], device='cuda:1')\n"
+    assert copies(text) == []
