@@ -41,3 +41,16 @@ def test_insmod_with_a_path_and_a_dashed_name() -> None:
 def test_a_module_that_loaded_is_no_failure() -> None:
     assert _failed("[   12.345678] nvidia_peermem: module verification failed: signature and/or required key missing - "
                    "tainting kernel\nnvidia_peermem 16384 0 - Live 0x0000000000000000 (OE)\n") == []
+
+
+TALOS = Path(__file__).resolve().parents[2] / "fixtures" / "cases" / "gdr-talos-12021-peermem-inbox-no-p2pdma" / "input"
+
+
+def test_talos_machined_names_the_module_it_could_not_load() -> None:
+    """Talos loads modules itself and says so in `talosctl dmesg` (siderolabs/talos#12021, held-out batch FO)."""
+    found = [(f.name, f.reason) for f in _failed((TALOS / "dmesg.txt").read_text(encoding="utf-8"))]
+    assert found == [("nvidia_peermem", "load nvidia_peermem failed: invalid argument")]
+
+
+def test_talos_loading_a_module_is_no_failure() -> None:
+    assert _failed('loaded module "nvidia_peermem"\nloading module "nvidia_peermem"\n') == []
