@@ -38,3 +38,21 @@ def test_a_log_level_setting_echoed_is_no_error_line() -> None:
     report = diagnose_files([str(REPO / "fixtures" / "cases" / "healthy-paddlefleetx-deployment-two-node-launch-check"
                                  / "input")])
     assert report.healthy
+
+
+ALCF = REPO / "fixtures" / "cases" / "healthy-alcf-nccl-tests-polaris-resnet50-aws-ofi-cxi-2node" / "input"
+
+
+def test_an_environment_dumps_log_level_variable_is_no_error_line() -> None:
+    """ALCF's env_aws.dat lists HOROVOD_LOG_LEVEL=ERROR among the job's variables (held-out batch FN): a setting."""
+    lines = (ALCF / "env_aws.dat").read_text(encoding="utf-8").splitlines()
+    assert "HOROVOD_LOG_LEVEL=ERROR" in lines
+    assert [line for line in lines if classify(line)] == []
+    assert classify("ERROR: HOROVOD_LOG_LEVEL could not be parsed") == "error"
+
+
+def test_tuned_nccl_settings_of_a_working_run_stay_under_an_alarm() -> None:
+    """With no error line left, ALCF's tuned NCCL_NET_GDR_LEVEL=PHB is a setting read alone: never an alarm."""
+    report = diagnose_files([str(ALCF)])
+    assert report.unexplained_lines == []
+    assert all(d.confidence < 0.5 for d in report.diagnoses)
