@@ -34,7 +34,10 @@ _BARRIER_KEY = lazy_compile(r"store_based_barrier_key:(?P<group>\d{1,6})")
 _GLOO_LOOPBACK = lazy_compile(r"Unable to resolve hostname to a \(local\) address\. Using the loopback")   # often wrapped after 'loopback'
 _CLIENT_FAILED = lazy_compile(r"client socket has failed to connect to (?:any local network address|\[(?P<bhost>[^\]\s]+)\]:(?P<bport>\d+)"
                               r"|(?P<host>[^\]\s]+?):(?P<port>\d+))")   # [::ffff:10.0.0.1]:29500: the brackets hold the host
-_NOT_LISTENING = lazy_compile(r"server socket on \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+) is not yet listening")
+# torch's c10d client retrying ("The server socket on [h]:p is not yet listening"), and Paddle's TCPStore client
+# (tcp_utils.cc: "Retry to connect to 0.1.68.146:63314 while the server is not yet listening.", Paddle#48421)
+_NOT_LISTENING = lazy_compile(r"(?:server socket on|Retry to connect to) \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)"
+                              r"(?: is| while the server is) not yet listening")
 _OLD_CONNECT_TIMEOUT = lazy_compile(r"connect\(\) timed out|Socket Timeout|TCPStore.*timed out|Timed out connecting to store")
 # Two searches, not one pattern: `what.*?(?:SO_ERROR...)?.*?remote=` was cubic on "timed out connecting " repeated.
 _GLOO_WHAT = lazy_compile(r"timed out connecting|failed to connect|Connect timeout|connectFullMesh failed")

@@ -367,3 +367,17 @@ def test_a_privileged_port_refused_is_no_port_in_use() -> None:
     line = ("RuntimeError: The server socket has failed to listen on any local network address. The server socket has "
             "failed to bind to [::]:520 (errno: 13 - Permission denied).\n")
     assert [f for f in parse_lines(LaunchErrors, line) if f.KIND == "net.bind_error"] == []
+
+
+PADDLE_STORE_RETRY = ("I1127 21:34:05.015228 3935673 tcp_utils.cc:107] Retry to connect to 0.1.68.146:63314 while the "
+                      "server is not yet listening.\n")      # PaddlePaddle/Paddle#48421 (held-out batch FS)
+PADDLE_STORE_LISTENS = "I1127 21:31:55.544849 3935673 tcp_utils.cc:181] The server starts to listen on IP_ANY:63314\n"
+
+
+def test_paddles_store_client_retrying_names_the_address_it_cannot_reach() -> None:
+    (f,) = [f for f in parse_lines(LaunchErrors, PADDLE_STORE_RETRY) if f.KIND == "net.connect_error"]
+    assert (f.transport, f.host, f.port, f.outcome) == ("store", "0.1.68.146", 63314, "refused")
+
+
+def test_paddles_store_server_listening_is_no_connect_error() -> None:
+    assert [f for f in parse_lines(LaunchErrors, PADDLE_STORE_LISTENS) if f.KIND == "net.connect_error"] == []
