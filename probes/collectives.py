@@ -31,6 +31,11 @@ _SHAPES = lazy_compile(r"Error when verifying shape tensors for collective (?P<o
 # the Flight Recorder analyser's report (torch.distributed.flight_recorder, `torchfrtrace`): "Not all ranks joining
 # collective 5 at entry 4" followed by "missing ranks: {1}"
 _FR_MISSING = lazy_compile(r"Not all ranks joining collective (?P<seq>\d+) at entry \d+")
+# ProcessGroupNCCL's desync report (TORCH_NCCL_DESYNC_DEBUG=1) under "the lagging/dead/mismatched ranks that caused the
+# desync are:": "[1] finished collective #2, but didn't join collective #3 (count from 1)" (stas00's the-art-of-
+# debugging, held-out batch FX). Its other form, "[r] joined but didn't finish collective #N", is a rank stuck inside
+# the collective: no mismatch
+_NOT_JOINED = lazy_compile(r"\[(?P<r>\d+)\] finished collective #\d+, but didn't join collective #(?P<seq>\d+)")
 # PyTorch's heartbeat monitor: the watchdog thread itself hangs inside a NCCL or CUDA call (a communicator torn down in
 # the wrong order, a kernel that never finishes): "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making
 # progress in monitoring enqueued collectives" (ms-swift#7992, Fuser#3055), then "Terminating the process ... due to
@@ -47,7 +52,7 @@ class Collectives(LineProbe):
     triggers = ("Watchdog caught", "Timeout at NCCL work", "Mismatched collective detected", "collective operation timeout", "ncclCommWatchdog", "watchdogHandler",
                 "last enqueued", "Timed out waiting", "Detected mismatch between collectives", "CollectiveFingerPrint",
                 "Error when verifying shape tensors", "Cannot apply desired operation due to shape mismatches",
-                "Not all ranks joining collective",
+                "Not all ranks joining collective", "but didn't join collective",
                 "Connection closed by peer", "Connection reset by peer", "Some NCCL operations have failed",
                 "finished reduction in the prior iteration", "NCCL communicator was aborted", "Read error", "Write error",
                 "watchdog got stuck", "watchdog hang", "Heartbeat monitor timed out")
@@ -85,6 +90,8 @@ class Collectives(LineProbe):
         elif "Cannot apply desired operation due to shape mismatches" in line:
             # accelerate's debug mode (ACCELERATE_DEBUG_MODE): the processes passed different shapes to one operation
             self.ctx.emit(CollectiveMismatch, line_no, line, op="", seq=-1)
+        elif m := _NOT_JOINED.search(line):
+            self.ctx.emit(CollectiveMismatch, line_no, line, rank=int(m["r"]), op="", seq=int(m["seq"]))
         elif m := _FR_MISSING.search(line):
             # the Flight Recorder analyser (torchfrtrace): some ranks never entered collective N
             self.ctx.emit(CollectiveMismatch, line_no, line, op="", seq=int(m["seq"]))
