@@ -36,3 +36,14 @@ def test_a_failed_verbs_call_stays_a_warn_and_an_error_line() -> None:
     (warn,) = kinds(parse_lines(NcclErrors, REAL_WARN), "nccl.warn")
     assert warn.message.startswith("Call to ibv_reg_mr_iova2 failed")
     assert kinds(parse_lines(ErrorLines, REAL_WARN), "log.error_line")
+
+
+RCCL_MSCCLPP = ("mi325x-01:339:1340 [4] /longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_"
+                "profiles/src/out/ubuntu-22.04/22.04/build/rccl/hipify/src/init.cc:1954 NCCL WARN MSCCL++: Cannot enable "
+                "MSCCL++; environment is not MSCCL compatible\n")   # MLPerf v5.1 MangoBoost MI325X, an accepted run
+
+
+def test_rccls_mscclpp_fallback_is_a_notice_not_a_failure() -> None:
+    """RCCL sets MSCCL++ off and goes on with its own kernels (ROCm/rccl src/init.cc, commit 0cbce2a)."""
+    assert not kinds(parse_lines(NcclErrors, RCCL_MSCCLPP), "nccl.warn")
+    assert classify(RCCL_MSCCLPP) == ""
