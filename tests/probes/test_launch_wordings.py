@@ -5,6 +5,8 @@ it, or that a near-miss wording gives none.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from doctor.probing.contract import parse_lines
 from probes.launch_errors import LaunchErrors
 from probes.nccl_log import NcclLogProbe as NcclLog
@@ -381,3 +383,17 @@ def test_paddles_store_client_retrying_names_the_address_it_cannot_reach() -> No
 
 def test_paddles_store_server_listening_is_no_connect_error() -> None:
     assert [f for f in parse_lines(LaunchErrors, PADDLE_STORE_LISTENS) if f.KIND == "net.connect_error"] == []
+
+
+CLEMSON = (Path(__file__).resolve().parents[2] / "fixtures" / "cases"
+           / "healthy-mlperf-hpc-v30-clemson-18x2a100pcie-openfold-rdzv-keepalive" / "input")
+RDZV_JOIN_TIMEOUT = ("torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError\n")   # the agent giving up joining
+
+
+def test_a_failed_keep_alive_write_is_no_rendezvous_timeout() -> None:
+    """torch's elastic agent warns once per node when a keep-alive write fails; after a run's success line every
+    node prints it (MLPerf HPC v3.0 Clemson OpenFold, held-out batch FZ): the join did not time out."""
+    text = "".join(p.read_text(encoding="utf-8") for p in sorted(CLEMSON.iterdir()))
+    assert "keep-alive heartbeat" in text
+    assert [f for f in parse_lines(LaunchErrors, text) if f.KIND == "rdzv.timeout"] == []
+    assert [f.KIND for f in parse_lines(LaunchErrors, RDZV_JOIN_TIMEOUT)] == ["rdzv.timeout"]
