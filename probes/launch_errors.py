@@ -116,6 +116,9 @@ _ZERO3_LOADING = lazy_compile(r"DeepSpeed Zero-3 is not compatible with (?:`low_
 _MODULE_DEVICES = lazy_compile(r"device\(type='cuda', index=(\d+)\)")
 # trl's GRPO trainer asking for the next GPU for vLLM when none is left (its own 'invalid device ordinal' check)
 _VLLM_DEVICE = lazy_compile(r"requested device for vllm \((?:cuda|xpu|npu):(?P<dev>\d+)\) is not available")
+# vLLM's own check before it starts workers: "World size (2) is larger than the number of available GPUs (1) in this
+# node" (tensor x pipeline parallel asks for more ranks than the node has GPUs; sirzzang's EKS write-up, batch FY)
+_WORLD_OVER_GPUS = lazy_compile(r"World size \((?P<world>\d+)\) is larger than the number of available GPUs \((?P<gpus>\d+)\)")
 
 
 def _outcome(text: str) -> str:
@@ -143,7 +146,7 @@ class LaunchErrors(LineProbe):
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
                 "Duplicate GPU detected", "both on CUDA device", "same CUDA device for multiple", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
                 "another process is utilizing it", "Could not establish connection to redis",
-                "Failed to connect to GCS at address", "rank % device-count", "found at least two devices",
+                "Failed to connect to GCS at address", "rank % device-count", "is larger than the number of available GPUs", "found at least two devices",
                 "Runtime world size", "mpiSize == tp", "MPI size ", "worldSize is expected",
                 "only work with single-device", "You can't train a model that has been loaded", "passing a `device_map",
                 "requested device for vllm", "CoordinationService/RegisterTask", "Barrier_id: PjRT_Client_Connect")
@@ -324,6 +327,9 @@ class LaunchErrors(LineProbe):
             return True
         if (m := _VLLM_DEVICE.search(line)):
             self.ctx.emit(DeviceOrdinalError, n, line, device=int(m["dev"]))
+            return True
+        if (m := _WORLD_OVER_GPUS.search(line)):
+            self.ctx.emit(DeviceOrdinalError, n, line, device=int(m["gpus"]))
             return True
         m = _MISSING_ENV.search(line)
         if m:

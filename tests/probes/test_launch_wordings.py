@@ -397,3 +397,14 @@ def test_a_failed_keep_alive_write_is_no_rendezvous_timeout() -> None:
     assert "keep-alive heartbeat" in text
     assert [f for f in parse_lines(LaunchErrors, text) if f.KIND == "rdzv.timeout"] == []
     assert [f.KIND for f in parse_lines(LaunchErrors, RDZV_JOIN_TIMEOUT)] == ["rdzv.timeout"]
+
+
+VLLM_WORLD = ("  Value error, World size (2) is larger than the number of available GPUs (1) in this\n")   # batch FY
+VLLM_HEALTHY = "INFO 04-09 07:12:01 [config.py:1604] Defaulting to use mp for distributed inference\n"
+
+
+def test_vllms_world_size_over_the_nodes_gpus_is_a_rank_without_a_gpu() -> None:
+    """vLLM refuses tensor-parallel 2 in a pod given one GPU (sirzzang's EKS write-up): rank 1 would need GPU 1."""
+    (f,) = [f for f in parse_lines(LaunchErrors, VLLM_WORLD) if f.KIND == "launch.ordinal_error"]
+    assert f.device == 1
+    assert [f for f in parse_lines(LaunchErrors, VLLM_HEALTHY) if f.KIND == "launch.ordinal_error"] == []
