@@ -39,6 +39,7 @@ from probes.iperf3 import Iperf3Json, Iperf3Text
 from probes.job_facts import JobFacts
 from probes.kernel_modules import KernelModules
 from probes.module_load_errors import ModuleLoadErrors
+from probes.rdma_topo import RdmaTopo
 from probes.kineto_trace import KinetoTrace
 from probes.launch_command import LaunchCommand
 from probes.launch_errors import LaunchErrors
@@ -126,6 +127,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     UcxFatalLines,      # UCX transports' fatal lines: ud_iface.c ... Fatal: transport error: Endpoint timeout
     DriverFirmwareLines,  # dmesg: a NIC driver asks for newer firmware
     ModuleLoadErrors,   # modprobe/insmod 'could not insert', the kernel's 'disagrees about version of symbol'
+    RdmaTopo,           # NVIDIA rdma_topo check: FAIL / OK verdicts on each bridge's ACS setting
     OpenFiles,          # ulimit -n / open files (-n), EMFILE 'Too many open files'
     TrainLog,           # per-step timings of training logs
     MegatronLog,        # Megatron iteration lines: a step time that rose mid-run and stayed
