@@ -79,7 +79,7 @@ NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|errors?\s*[:=]\s*0\b"
                         r"|^\s*(?:\+\s*)?(?:echo|printf)\s"   # a job script's own message text, not its output
                         # a setting echoed: "log_level: ERROR", or an environment dump's "HOROVOD_LOG_LEVEL=ERROR" / "VLLM_LOGGING_LEVEL=ERROR"
                         # (ALCF's env_aws.dat, held-out batch FN)
-                        r"|(?i:(?:\b|_)log(?:ging)?[_ -]?level)\s*[:=]?\s*['\"]?(?:ERROR|FATAL|CRITICAL)\b"
+                        r"|(?i:\blog[_ -]?level)\s*[:=]?\s*['\"]?(?:ERROR|FATAL|CRITICAL)\b|_LOG(?:GING)?_LEVEL=(?:ERROR|FATAL|CRITICAL)\b"
                         # the kernel loading any unsigned out-of-tree module (the nvidia driver, DKMS builds): a notice
                         # ("nvidia: module verification failed: signature and/or required key missing - tainting kernel")
                         r"|module verification failed: signature and/or required key missing"
