@@ -127,7 +127,6 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     UcxFatalLines,      # UCX transports' fatal lines: ud_iface.c ... Fatal: transport error: Endpoint timeout
     DriverFirmwareLines,  # dmesg: a NIC driver asks for newer firmware
     ModuleLoadErrors,   # modprobe/insmod 'could not insert', the kernel's 'disagrees about version of symbol'
-    RdmaTopo,           # NVIDIA rdma_topo check: FAIL / OK verdicts on each bridge's ACS setting
     OpenFiles,          # ulimit -n / open files (-n), EMFILE 'Too many open files'
     TrainLog,           # per-step timings of training logs
     MegatronLog,        # Megatron iteration lines: a step time that rose mid-run and stayed
@@ -174,6 +173,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     AptHistory,         # /var/log/apt/history.log: GPU-stack and kernel packages changed, by which command
     Lspci,              # lspci -vvv: LnkCap/LnkSta, ACSCtl
     AcsRegisters,       # setpci reads of the ACS Control register (PLX f2a.w, ECAP_ACS+6.w, NCCL's acs script)
+    RdmaTopo,           # NVIDIA rdma_topo check: FAIL / OK verdicts on each bridge's ACS setting
     NetInterfaces,      # ip -j addr / ip addr
     ReachabilityReport, # MASTER_ADDR:MASTER_PORT and peers, resolution and TCP connect
     DmonLog,            # nvidia-smi dmon utilisation logs

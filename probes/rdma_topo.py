@@ -11,7 +11,7 @@ Sample input (NVIDIA/dgx-spark-playbooks, station-connect-two-stations, "Example
 from __future__ import annotations
 
 from doctor.facts.hardware import PciAcs
-from doctor.probing.contract import LineProbe
+from doctor.probing.contract import DocumentProbe, ParseContext
 from doctor.probing.regex import lazy_compile
 from probes.acs_registers import decode
 
@@ -19,16 +19,24 @@ _VERDICT = lazy_compile(r"^\s*(?P<verdict>FAIL|OK) ACS for (?P<role>\w+) (?P<bdf
                         r"[0-9a-fA-F]{2}\.[0-7])(?: has correct values)? (?P<bits>[01]{7})\b")
 
 
-class RdmaTopo(LineProbe):
+class RdmaTopo(DocumentProbe):
+    """A document probe, not a line probe: the tool's output is a file of its own, and a trigger would cost every
+    big log a scan for it."""
+
     name = "rdma_topo"
     yields = ("pci.acs",)
-    triggers = (" ACS for ",)
+    timeout_s = 10.0
 
-    def feed(self, line_no: int, line: str) -> None:
-        m = _VERDICT.match(line)
-        if not m:
-            return
-        _, flags = decode(int(m["bits"], 2))
-        port_type = "Root Port" if m["role"].endswith("_rp") else ""
-        self.ctx.emit(PciAcs, line_no, line, bus_id=m["bdf"], device=m["role"], port_type=port_type,
-                      enabled=m["verdict"] == "FAIL", flags=flags)
+    @classmethod
+    def sniff(cls, head: str) -> bool:
+        return any(_VERDICT.match(line) for line in head.splitlines()[:200])
+
+    def parse(self, text: str, ctx: ParseContext) -> None:
+        for number, line in enumerate(text.splitlines(), start=1):
+            m = _VERDICT.match(line)
+            if not m:
+                continue
+            _, flags = decode(int(m["bits"], 2))
+            port_type = "Root Port" if m["role"].endswith("_rp") else ""
+            ctx.emit(PciAcs, number, line, node=ctx.node, rank=-1, bus_id=m["bdf"], device=m["role"],
+                     port_type=port_type, enabled=m["verdict"] == "FAIL", flags=flags)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from doctor.probing.contract import parse_lines
+from doctor.probing.contract import parse_document
 from probes.rdma_topo import RdmaTopo
 
 CASES = Path(__file__).resolve().parents[2] / "fixtures" / "cases"
@@ -17,7 +17,7 @@ CASES = Path(__file__).resolve().parents[2] / "fixtures" / "cases"
 
 def _acs(case: str) -> list:
     text = "".join(p.read_text(encoding="utf-8") for p in sorted((CASES / case / "input").iterdir()))
-    return [f for f in parse_lines(RdmaTopo, text) if f.KIND == "pci.acs"]
+    return [f for f in parse_document(RdmaTopo, text) if f.KIND == "pci.acs"]
 
 
 def test_each_fail_verdict_is_a_bridge_whose_acs_is_in_the_way() -> None:
