@@ -38,10 +38,12 @@ _CLIENT_FAILED = lazy_compile(r"client socket has failed to connect to (?:any lo
 # (tcp_utils.cc: "Retry to connect to 0.1.68.146:63314 while the server is not yet listening.", Paddle#48421)
 _NOT_LISTENING = lazy_compile(r"(?:server socket on|Retry to connect to) \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)"
                               r"(?: is| while the server is) not yet listening")
-# torch's elastic agent warning that one keep-alive write to the rendezvous store failed (dynamic_rendezvous.py
-# _keep_alive): the agent goes on, and every node prints it once rank 0's agent has exited at the end of a run (MLPerf
-# HPC v3.0 Clemson OpenFold, after its success line: held-out batch FZ). Not the join timing out
-_KEEP_ALIVE = lazy_compile(r"has failed to send a keep-alive heartbeat to the rendezvous")
+# The rendezvous timing out is the exception itself, raised or reported ("raise RendezvousTimeoutError",
+# "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError[: ...]"), not a line that names its type: torch's
+# elastic agent warns "... has failed to send a keep-alive heartbeat to the rendezvous '2092' due to an error of type
+# RendezvousTimeoutError." when one keep-alive write fails and goes on; every node prints it once rank 0's agent has
+# exited at the end of a run (MLPerf HPC v3.0 Clemson OpenFold, after its success line: held-out batch FZ)
+_RDZV_TIMEOUT = lazy_compile(r"(?:^|[\s.:])RendezvousTimeoutError(?::|\s*$)|\braise RendezvousTimeoutError\b")
 _OLD_CONNECT_TIMEOUT = lazy_compile(r"connect\(\) timed out|Socket Timeout|TCPStore.*timed out|Timed out connecting to store")
 # Two searches, not one pattern: `what.*?(?:SO_ERROR...)?.*?remote=` was cubic on "timed out connecting " repeated.
 _GLOO_WHAT = lazy_compile(r"timed out connecting|failed to connect|Connect timeout|connectFullMesh failed")
@@ -118,7 +120,7 @@ _MODULE_DEVICES = lazy_compile(r"device\(type='cuda', index=(\d+)\)")
 _VLLM_DEVICE = lazy_compile(r"requested device for vllm \((?:cuda|xpu|npu):(?P<dev>\d+)\) is not available")
 # vLLM's own check before it starts workers: "World size (2) is larger than the number of available GPUs (1) in this
 # node" (tensor x pipeline parallel asks for more ranks than the node has GPUs; sirzzang's EKS write-up, batch FY)
-_WORLD_OVER_GPUS = lazy_compile(r"World size \((?P<world>\d+)\) is larger than the number of available GPUs \((?P<gpus>\d+)\)")
+_WORLD_OVER_GPUS = lazy_compile(r"World size \(\d+\) is larger than the number of available GPUs \((?P<gpus>\d+)\)")
 
 
 def _outcome(text: str) -> str:
@@ -292,7 +294,7 @@ class LaunchErrors(LineProbe):
         if _GLOO_LOOPBACK.search(line):
             self.ctx.emit(HostName, n, line, name="", loopback=True)
             return True
-        if "RendezvousTimeoutError" in line and not _KEEP_ALIVE.search(line):
+        if "RendezvousTimeoutError" in line and _RDZV_TIMEOUT.search(line):
             self.ctx.emit(RendezvousTimeout, n, line, backend="c10d")
             return True
         m = _IFNAME.search(line)
