@@ -14,6 +14,7 @@ from doctor.probing.stream import StreamProbe
 from probes.accelerate import Accelerate
 from probes.apt_history import AptHistory
 from probes.acs_registers import AcsRegisters
+from probes.rdma_topo import RdmaTopo
 from probes.collectives import Collectives
 from probes.nccl_coll import NcclCollLines
 from probes.container_spec import ContainerSpec
@@ -39,7 +40,6 @@ from probes.iperf3 import Iperf3Json, Iperf3Text
 from probes.job_facts import JobFacts
 from probes.kernel_modules import KernelModules
 from probes.module_load_errors import ModuleLoadErrors
-from probes.rdma_topo import RdmaTopo
 from probes.kineto_trace import KinetoTrace
 from probes.launch_command import LaunchCommand
 from probes.launch_errors import LaunchErrors
@@ -78,12 +78,12 @@ from probes.nvml import NvmlReadings
 from probes.oom import OomMessages
 from probes.open_files import OpenFiles
 from probes.openmpi import OpenMpi
+from probes.tensor_copies import TensorCopies
 from probes.p2p_bandwidth import P2pBandwidthTest
 from probes.pcie_kernel import PcieKernelLines
 from probes.perftest import Perftest
 from probes.pyspy_dump import PySpyJson, PySpyText
 from probes.python_shm import PythonShmObjects
-from probes.tensor_copies import TensorCopies
 from probes.ray_version import RayVersions
 from probes.rdma_link import RdmaLink
 from probes.ibdev2netdev import Ibdev2netdev

@@ -77,9 +77,10 @@ NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|errors?\s*[:=]\s*0\b"
                         r"|\bDEBUG\b|\bINFO\b(?!.*\bERROR\b)"
                         r"|^\s*\[?I\d{4} \d\d:\d\d:\d\d\.\d+ "   # glog/c10 severity I (info): "[I1203 06:26:06.01 ..."
                         r"|^\s*(?:\+\s*)?(?:echo|printf)\s"   # a job script's own message text, not its output
-                        # a setting echoed: "log_level: ERROR", or an environment dump's "HOROVOD_LOG_LEVEL=ERROR" / "VLLM_LOGGING_LEVEL=ERROR"
-                        # (ALCF's env_aws.dat, held-out batch FN)
-                        r"|(?i:\blog[_ -]?level)\s*[:=]?\s*['\"]?(?:ERROR|FATAL|CRITICAL)\b|_LOG(?:GING)?_LEVEL=(?:ERROR|FATAL|CRITICAL)\b"
+                        # a setting echoed: "log_level: ERROR", or an environment dump's "HOROVOD_LOG_LEVEL=ERROR",
+                        # "VLLM_LOGGING_LEVEL=ERROR" (ALCF's env_aws.dat, held-out batch FN; its own literal: cheaper)
+                        r"|(?i:\blog[_ -]?level)\s*[:=]?\s*['\"]?(?:ERROR|FATAL|CRITICAL)\b"
+                        r"|_LOG(?:GING)?_LEVEL=(?:ERROR|FATAL|CRITICAL)\b"
                         # the kernel loading any unsigned out-of-tree module (the nvidia driver, DKMS builds): a notice
                         # ("nvidia: module verification failed: signature and/or required key missing - tainting kernel")
                         r"|module verification failed: signature and/or required key missing"

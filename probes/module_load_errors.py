@@ -8,8 +8,9 @@ Sample input (gpu-operator's driver container, then dmesg):
     error loading module "nvidia_peermem": load nvidia_peermem failed: invalid argument
 The kernel's lines come from its module loader (kernel/module: "disagrees about version of symbol", "Unknown symbol");
 modprobe and insmod print "could not insert"; Talos's machined, which loads modules itself, prints 'error loading
-module "<name>": <reason>' in `talosctl dmesg` (siderolabs/talos#12021). A module built against another kernel's or another OFED's symbols is
-the usual reason (NVIDIA/gpu-operator#2868: a network-operator upgrade left nvidia_peermem built for the old OFED).
+module "<name>": <reason>' in `talosctl dmesg` (siderolabs/talos#12021). A module built against another kernel's or
+another OFED's symbols is the usual reason (NVIDIA/gpu-operator#2868: a network-operator upgrade left nvidia_peermem
+built for the old OFED).
 """
 from __future__ import annotations
 

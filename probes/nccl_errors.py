@@ -56,8 +56,9 @@ _THREAD = lazy_compile(r"^\s*(?P<t>[\w.\-]+:\d+:\d+) ")
 # NCCL goes on with sockets (the maintainers on nccl#259: information, not an error). nccl_log reads the notice as
 # nccl.ib_unavailable; it is no NCCL failure line.
 # RCCL warns when MSCCL++ was asked for but cannot run here, sets it off and goes on with its own kernels (src/init.cc:
-# "MSCCL++: Cannot enable MSCCL++; environment is not MSCCL compatible", "... on <arch> architecture", "MSCCL++: Feature
-# not enabled" for a build without it): two accepted MLPerf runs on MI300X and MI325X print it (held-out batches FH, FN).
+# "MSCCL++: Cannot enable MSCCL++; environment is not MSCCL compatible", "... on <arch> architecture", "MSCCL++:
+# Feature not enabled" for a build without it): two accepted MLPerf runs on MI300X and MI325X print it (held-out
+# batches FH, FN).
 NOTICE_WARNS = ("Failed to open libibverbs.so", "MSCCL++: Cannot enable MSCCL++", "MSCCL++: Feature not enabled")
 # NCCL 2.24+'s RAS (its reliability service) listens on localhost:28028 once per node; a rank that finds the port taken
 # by another rank of the node warns "ras/client_support.cc:181 NCCL WARN Call to bind failed: Address already in use",

@@ -40,8 +40,8 @@ from doctor.facts.nccl import (CallFailed, DeviceLimit, GdrState, HandleCorrupt,
 from doctor.facts.reachability import Reachability
 from doctor.facts.policy import PolicyCount, PolicyEqual, PolicyForbid, PolicyMin, PolicyPin, PolicyRequire
 from doctor.facts.status import ProbeStatus
-from doctor.facts.topo import (CollectiveBench, NvlinkState, P2pCopyCorrupted, P2pPairBandwidth, P2pTest, TopoLink, TopoNic,
-                               TopoSummary)
+from doctor.facts.topo import (CollectiveBench, NvlinkState, P2pCopyCorrupted, P2pPairBandwidth, P2pTest, TopoLink,
+                               TopoNic, TopoSummary)
 from doctor.facts.train import SlowRank, TrainSteps
 from doctor.facts.train import TrainSlowdown
 from doctor.facts.launchers import (CollectiveStall, Hostfile, HostfileIgnored, MpiCudaSupport, RankAnnounce, RankDuplicate,
