@@ -36,12 +36,19 @@ class Who:
     body: str
 
 
+def without_colour(text: str) -> str:
+    """Text with a terminal's colour and underline codes taken out: output copied from a terminal (nvidia-smi
+    underlines `topo -m`'s header) reads as the same output printed to a file. Line breaks are kept."""
+    if "[" in text and ("\x1b" in text or "[0m" in text):
+        return _ANSI.sub("", text)
+    return text
+
+
 def who(line: str, default_node: str) -> Who:
     """Split a leading writer prefix off a log line: NCCL host:pid:tid, [rankN]:, [defaultN]:, Open MPI's [J,N]<stdout>:,
     srun 'N: ', pdsh 'host: ', and Ray's "(Actor pid=N, ip=A) " in front of any of them, behind a collector's ISO time
     stamp or pytest's "E   "."""
-    if "[" in line and ("\x1b" in line or "[0m" in line):
-        line = _ANSI.sub("", line)
+    line = without_colour(line)
     if line[:1] in "[0123456789" and (m := _ISO_STAMP.match(line)):
         line = line[m.end():]
     if line[:2] == "E " and (m := _PYTEST_E.match(line)):

@@ -13,6 +13,7 @@ from doctor.facts import Fact
 from doctor.facts.status import ProbeStatus
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
 from doctor.probing.inputs import InputFile, Workspace, expand, is_binary, read_head, read_upto
+from doctor.probing.lines import without_colour
 from doctor.probing.route import router
 from doctor.probing.scan import SAMPLE_ALL_BELOW, scan_lines
 from doctor.probing.stream import UNREADABLE, StreamJob, StreamProbe, claims, read_many, refusal_reason
@@ -96,13 +97,13 @@ def _gather_one(item: InputFile, hint: FileHint | None, line_probes: tuple[type[
     if is_binary(head_bytes):
         _skip(out, item, size, "binary content, not a log or text artifact")
         return None
-    head = head_bytes.decode("utf-8", "replace")
+    head = without_colour(head_bytes.decode("utf-8", "replace"))
     kinds: list[str] = []
     mode = hint.mode if hint else "file"
     for probe_cls in document_probes:
         if (probe_cls.sniff(head) or (hint and hint.parser == probe_cls.name)) and size <= probe_cls.max_bytes:
             ctx = ParseContext(source=item.label, node=item.node, probe=probe_cls.name, mode=mode)
-            text = _read_text(item, probe_cls.max_bytes)
+            text = without_colour(_read_text(item, probe_cls.max_bytes))
             probe_cls().parse(text, ctx)
             out.facts.extend(ctx.facts)
             kinds.append(probe_cls.name)
