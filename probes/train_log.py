@@ -7,6 +7,7 @@ Sample input:
     Epoch: [0][10/5005]	Time 22.424 (7.498)	Data 22.372 (7.070)	Loss 6.9065 (6.9074)
     ctdet/coco_dla |###   | train: [54][4784/14785]|Tot: 1:20:53 |ETA: 6:14:23 |loss 1.74 |Data 3.556s(0.517s) |Net 1.014s
    | > Step:12/640  GlobalStep:9012  TotalLoss:0.51  StepTime:1.62  LoaderTime:0.04  (Mozilla/Coqui TTS)
+    INFO 2025-07-11 08:20:13 ts/train.py:232 step:9 smpl:576 ep:2 epch:0.00 loss:1.051 updt_s:0.302 data_s:13.330  (LeRobot)
 """
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ from doctor.probing.regex import lazy_compile
 _NAMES: dict[str, str] = {
     # "Net" is the progress-bar format's (CenterNet, FairMOT) average batch time, data wait included
     **dict.fromkeys(("step_time", "iter_time", "batch_time", "time", "Time", "StepTime", "Net"), "step"),
-    **dict.fromkeys(("data_time", "data_wait", "dataloader_time", "Data", "LoaderTime"), "data"),
-    **dict.fromkeys(("compute", "compute_time", "fwd_bwd"), "compute"),
+    **dict.fromkeys(("data_time", "data_wait", "dataloader_time", "Data", "LoaderTime", "data_s"), "data"),
+    **dict.fromkeys(("compute", "compute_time", "fwd_bwd", "updt_s"), "compute"),   # LeRobot: the update, data wait apart
     **dict.fromkeys(("comm", "comm_time", "allreduce_time", "sync_time"), "comm"),
 }
 # a figure, in scientific notation too: MLPerf GNMT's "Data 7.41e-05 (2.51e-02)" is 74 microseconds, not 7 s
@@ -33,7 +34,8 @@ _TIMING = lazy_compile(r"(?<![\w])(?P<name>" + "|".join(sorted(_NAMES, key=len, 
                      r")\s*[:=]?\s*(?P<v>" + _NUMBER + r")\s*(?P<u>ms|s)?\b"
                      r"(?:\s*\((?P<avg>" + _NUMBER + r")\s*(?P<au>ms|s)?\))?")   # "Data 3.556s(0.517s)": current (running average)
 _ITERATION = lazy_compile(r"\[(?P<i>\d+)/\d+\]")
-_WARMUP_STEPS = 1
+_STEP_INDEX = lazy_compile(r"\b[Ss]tep\s*[:=]?\s*(?P<i>\d+)\b")     # "step:9", "step 4:", "Step:12/640"
+_WARMUP_STEPS = 1   # a job's first step pays for start-up (workers forking, caches filling): not its pace
 
 
 def _seconds(m: re.Match[str]) -> float:
@@ -53,12 +55,13 @@ class TrainLog(LineProbe):
     yields = ("train.steps",)
     sampled = True      # step lines fill big logs; medians come from evenly spaced samples of them
     triggers = ("data_time", "step_time", "iter_time", "batch_time", "time: ", "time=", " time ", "Time: ", "Data: ", "comm",
-                "\tTime ", "\tData ", "LoaderTime:", "|Data ")   # pytorch/examples imagenet: Time 0.412 (0.430)<TAB>Data 0.012 (0.015)
+                "\tTime ", "\tData ", "LoaderTime:", "|Data ", "data_s:")   # pytorch/examples imagenet: Time 0.412 (0.430)<TAB>Data 0.012 (0.015)
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
         self.samples: dict[tuple[str, int], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         self.first: dict[tuple[str, int], tuple[int, str]] = {}
+        self.first_index: dict[tuple[str, int], int] = {}   # the step number the first timed line prints, if any
         # the latest line with running averages and an iteration index: (line_no, line, averages, iteration)
         self.averaged: dict[tuple[str, int], tuple[int, str, dict[str, float], int]] = {}
 
@@ -76,8 +79,12 @@ class TrainLog(LineProbe):
         if "step" in values and len(values) == 1:
             return
         key = (writer.node, writer.rank)
-        self.first.setdefault(key, (line_no, line))
         iteration = [int(i["i"]) for i in _ITERATION.finditer(writer.body)]
+        if key not in self.first:
+            self.first[key] = (line_no, line)
+            index = iteration or [int(m["i"]) for m in _STEP_INDEX.finditer(writer.body)][:1]
+            if index:
+                self.first_index[key] = index[0]
         if has_average and iteration:
             self.averaged[key] = (line_no, line, averages, iteration[-1])
         for name, value in values.items():
@@ -89,9 +96,10 @@ class TrainLog(LineProbe):
             if len(counted) < 2:
                 self._emit_averaged(key)
                 continue
-            med = {name: median(vals[_WARMUP_STEPS:] or vals) for name, vals in series.items() if vals}
+            warmup = _WARMUP_STEPS if self.first_index.get(key, 0) <= 1 else 0   # an excerpt past the first step has no start-up
+            med = {name: median(vals[warmup:] or vals) for name, vals in series.items() if vals}
             step = med.get("step", -1.0)
-            waits = series.get("data", [])[_WARMUP_STEPS:] or series.get("data", [])
+            waits = series.get("data", [])[warmup:] or series.get("data", [])
             line_no, line = self.first[key]
             self.ctx.emit(TrainSteps, line_no, line, node=key[0], rank=key[1], steps=len(counted),
                           step_s=step, data_s=med.get("data", -1.0), compute_s=med.get("compute", -1.0),
