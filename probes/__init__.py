@@ -85,6 +85,7 @@ from probes.perftest import Perftest
 from probes.pyspy_dump import PySpyJson, PySpyText
 from probes.python_shm import PythonShmObjects
 from probes.ray_version import RayVersions
+from probes.ucx_version import UcxVersions
 from probes.rdma_link import RdmaLink
 from probes.ibdev2netdev import Ibdev2netdev
 from probes.reachability import ReachabilityReport
@@ -141,6 +142,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     DistInit,           # DeepSpeed / Paddle / c10d / vLLM init steps; XLA's rendezvous that may be stuck
     Accelerate,         # `accelerate env` versions and config options
     RayVersions,        # Ray's version check: cluster vs this process (Ray, Python, Cloudpickle)
+    UcxVersions,        # UCX: built for a newer UCP API than the libucp loaded; a peer's address from another release
     ShmLines,           # df / ls -ld / mount lines for /dev/shm
     PythonShmObjects,   # Python's /dev/shm segments and semaphores found gone ('/psm_*' opened, '/mp-*' at exit)
     TensorCopies,       # a tensor printed on one GPU, then zeros on another: a peer copy that lost its data

@@ -19,6 +19,7 @@ from doctor.facts.flight_recorder import (FrDump, FrGroupRank, FrMismatch, Inspe
 from doctor.facts.env import (ContainerDevice, EnvVar, PackageVersion, RayVersionReport, ShmShort, ShmSize, Ulimit, VersionSkew,
                               WheelConflict)
 from doctor.facts.env import PackageChange
+from doctor.facts.env import UcxVersionReport
 from doctor.facts.gpu import BusError, CudaError, GpuDevice, GpuFault, OomEvent, TraceFrame
 from doctor.facts.gpu import WorkerExited
 from doctor.facts.launch import BenchRanksShort
@@ -73,6 +74,7 @@ _ALL: tuple[type[Fact], ...] = (
     WheelConflict,
     RayVersionReport,
     PackageChange,
+    UcxVersionReport,
     # topology and measurements
     TopoLink, TopoNic, TopoSummary, NvlinkState, CollectiveBench,
     P2pCopyCorrupted, P2pPairBandwidth, P2pTest,

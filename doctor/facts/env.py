@@ -53,6 +53,19 @@ class RayVersionReport(Fact):
 
 
 @fact
+class UcxVersionReport(Fact):
+    """UCX's own statement that two UCX versions meet: the program was built for a newer UCP API than the libucp it
+    loaded ("UCP API version is incompatible: required >= 1.20, actual 1.18.0"), or a worker address packed by one
+    UCX release was unpacked by another ("address version mismatch: expected 0, actual 12")."""
+
+    KIND = "ucx.version_mismatch"
+    what: str = ""                 # api | address
+    required: str = ""             # api: the UCP API the program was built for; address: the version this UCX expects
+    actual: str = ""               # the version loaded (api) or found in the peer's address (address)
+    library: str = ""              # "loaded from <path>", where UCX prints it
+
+
+@fact
 class EnvVar(Fact):
     """An environment variable as set for the job (env dump, NCCL's 'set by environment' lines, a pod spec)."""
 
