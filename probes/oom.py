@@ -138,6 +138,10 @@ class OomMessages(LineProbe):
         # its buffers, whoever filled it (the narrowing sign nccl_buffers_out_of_memory; MEM007 stays quiet)
         elif "NCCL WARN" in text and "Cuda failure" in text:
             values["during"] = "nccl_buffers"
+        # vLLM's sleep-mode allocator (CuMemAllocator) maps the engine's pool (weights, KV cache) back in at wake_up:
+        # 'CUDA Error: out of memory at .../csrc/cumem_allocator.cpp:62' is that pool not fitting beside the trainer
+        elif "cumem_allocator" in text:
+            values["during"] = "engine_pool"
         self.ctx.emit(OomEvent, line_no, line, **values)
         self.start, self.text = None, ""
 

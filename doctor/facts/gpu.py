@@ -53,7 +53,8 @@ class OomEvent(Fact):
     other_processes: int = 0       # PyTorch >= 2.1 lists other processes holding memory
     cache_covers_request: bool = False   # reserved-but-unallocated memory alone exceeds the failed request
     during: str = ""               # "state_dict": the OOM came while a state dict was gathered (FSDP's failed clone() warning);
-                                   # "nccl_buffers": NCCL's own allocation failed ("NCCL WARN Cuda failure 2 'out of memory'")
+                                   # "nccl_buffers": NCCL's own allocation failed ("NCCL WARN Cuda failure 2 'out of memory'");
+                                   # "engine_pool": vLLM's sleep-mode allocator mapping its pool back (cumem_allocator.cpp)
 
 
 @fact
