@@ -54,6 +54,10 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # a library refusing the version it found: UCX's "UCP API version is incompatible: required >= 1.19, actual
     # 1.16.0" (nixl#1023, held-out batch EW), which says neither error nor failed
     ("error", re.compile(r"\bversion (?:is )?incompatible\b|\bincompatible (?:API |library )?version\b", re.I)),
+    # a CUDACHECK macro's report, with no colon after "error": vLLM's custom all-reduce "Cuda error
+    # /workspace/csrc/custom_all_reduce.cuh:143 'invalid resource handle'" (vllm#52778, held-out batch GX),
+    # nccl-tests' "Test CUDA failure common.cu:941 '...'", CUDA samples' "CUDA error at bandwidthTest.cu:256 code=802"
+    ("error", re.compile(r"\b(?:CUDA|Cuda) (?:error|failure)(?: \d+)?(?: at)? (?:\S+\.(?:cuh?|cc|cpp|c|h):\d+|'[^']+')")),
 )
 # NCCL's NCCLCHECK trace at INFO level: a call returned a failing ncclResult_t (1 cuda .. 6 remote error).
 NCCL_TRACE = re.compile(r"NCCL INFO [\w/.\-]+\.(?:cc|cu|h|c|cpp):\d+(?: \([\w:~<>]+\))? -> [1-6]\b")   # 2.2x+: "(func)"
@@ -118,7 +122,7 @@ class ErrorLines(LineProbe):
                 "Failed", "Failure", "Fatal: ", "non-zero", "has been aborted", "[error]", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
                 "SIGBUS", "SIGKILL", "Process received signal", "terminate called", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
                 "warning only", "WARNING ONLY", "Warning only", "--------------------",
-                "ncompatible")
+                "ncompatible", "CUDA error", "Cuda error", "CUDA failure", "Cuda failure")
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)
