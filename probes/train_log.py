@@ -82,9 +82,9 @@ class TrainLog(LineProbe):
         iteration = [int(i["i"]) for i in _ITERATION.finditer(writer.body)]
         if key not in self.first:
             self.first[key] = (line_no, line)
-            index = iteration or [int(m["i"]) for m in _STEP_INDEX.finditer(writer.body)][:1]
-            if index:
-                self.first_index[key] = index[0]
+            step_no = _STEP_INDEX.search(writer.body)
+            if iteration or step_no:
+                self.first_index[key] = iteration[0] if iteration else int(step_no["i"])
         if has_average and iteration:
             self.averaged[key] = (line_no, line, averages, iteration[-1])
         for name, value in values.items():
