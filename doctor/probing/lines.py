@@ -20,7 +20,10 @@ _PDSH_PREFIX = re.compile(r"^\s*(?P<host>[A-Za-z0-9][\w.\-]{0,126}\d[\w.\-]{0,12
 # Ray's driver prints every line a worker process wrote behind "(ActorName pid=N[, ip=A])" (Ray 1.x: "(pid=N)"):
 # the writer, not the text.
 _RAY_PREFIX = re.compile(r"^\s*\((?:[A-Za-z_][\w.]{0,80} )?pid=\d+(?:, ip=[^)\s]{1,80})?\)\s?")
-_ANSI = re.compile(r"\x1b\[[0-9;]*m|\[0m")
+_ANSI = re.compile(r"(?:\x1b|\^\[)\[[0-9;]*m")     # ESC [ ... m, or ESC written as caret notation "^[" (less, cat -v)
+# the same codes with their ESC lost in a paste (GitHub drops it): "[36m(Actor pid=1)[0m ValueError: ..."; taken out
+# only where a bare reset "[0m" shows the loss
+_BARE_CODE = re.compile(r"\[[0-9;]{1,8}m")
 # An ISO-8601 time stamp a collector put before the line (GitHub Actions, Buildkite, `kubectl logs --timestamps`,
 # a CI's "[2026-02-24T20:21:58Z] "): when, not who nor what
 _ISO_STAMP = re.compile(r"^\[?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?\s")
@@ -39,9 +42,10 @@ class Who:
 def without_colour(text: str) -> str:
     """Text with a terminal's colour and underline codes taken out: output copied from a terminal (nvidia-smi
     underlines `topo -m`'s header) reads as the same output printed to a file. Line breaks are kept."""
-    if "[" in text and ("\x1b" in text or "[0m" in text):
-        return _ANSI.sub("", text)
-    return text
+    if "[" not in text or not ("\x1b" in text or "[0m" in text or "^[[" in text):
+        return text
+    text = _ANSI.sub("", text)
+    return _BARE_CODE.sub("", text) if "[0m" in text else text
 
 
 def who(line: str, default_node: str) -> Who:
