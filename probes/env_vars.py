@@ -13,6 +13,7 @@ import re
 
 from doctor.facts.env import EnvVar
 from doctor.probing.contract import LineProbe, ParseContext
+from doctor.probing.lines import without_colour
 from doctor.probing.regex import lazy_compile
 
 PREFIXES = ("NCCL_", "GLOO_", "TORCH_", "TORCHELASTIC_", "PYTORCH_", "MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE",
@@ -45,6 +46,7 @@ class EnvVars(LineProbe):
         self.pending: tuple[int, str, str] | None = None   # a pod-spec "- name: X" waiting for its value line
 
     def feed(self, line_no: int, line: str) -> None:
+        line = without_colour(line)   # a terminal's reset code after "NCCL_PROTO=simple" is not part of the value
         if self.pending:
             n, name_line, name = self.pending
             self.pending = None

@@ -46,3 +46,13 @@ NCCL_HINT = ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/d
 
 def test_nccls_run_with_hint_is_not_a_setting() -> None:
     assert not [f for f in parse_lines(EnvVars, NCCL_HINT) if f.KIND == "env.var"]
+
+
+SAGEMAKER_COLOURED = (   # fixtures/cases/healthy-sagemaker-examples-smddp-mnist-p4d-2node-ofi-warn (line 284)
+    "\x1b[35m[1,mpirank:0,algo-1]<stdout>:algo-2:203:352 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to "
+    "eth0\x1b[0m\n")
+
+
+def test_a_terminal_colour_code_is_not_part_of_the_value() -> None:
+    """SageMaker colours every line of its job log; the reset code after 'eth0' once made the interface 'eth0\\x1b[0m'."""
+    assert env(SAGEMAKER_COLOURED) == [("NCCL_SOCKET_IFNAME", "eth0")]
