@@ -8,6 +8,7 @@ from typing import Iterable
 from doctor.facts import Fact
 from doctor.facts.launch import LaunchOption
 from doctor.facts.launchers import Hostfile, HostfileIgnored, RankAnnounce, RankDuplicate, RanksMissing, RanksRegistered
+from doctor.facts.logline import ErrorLine
 
 
 def _of(facts: Iterable[Fact], cls: type[Fact]) -> list:
@@ -55,9 +56,18 @@ def ranks_never_registered(facts: list[Fact]) -> list[Fact]:
         if framework in registered or 0 not in ranks or world <= len(ranks) or duplicated:
             continue
         first = min(items, key=lambda a: a.origin.line)
+        if _failed_after(facts, first):
+            continue
         out.append(RanksMissing(node=first.node, origin=first.origin, framework=framework, world=world,
                                 announced=len(ranks)))
     return out
+
+
+def _failed_after(facts: list[Fact], first: RankAnnounce) -> bool:
+    """An error line later in the file of the first announcement: the log did not stop waiting for processes that
+    never started; something failed (often the other ranks themselves, at their own start), and that line is the lead."""
+    return any(e.origin.source == first.origin.source and e.origin.line > first.origin.line
+               for e in _of(facts, ErrorLine))
 
 
 def machine_rank_duplicates(facts: list[Fact]) -> list[Fact]:

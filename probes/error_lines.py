@@ -37,6 +37,10 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # instance of 'ccl::v1::exception'" (a collective library's worker, intel-extension-for-pytorch#640), 'c10::Error'
     ("signal", re.compile(r"terminate called after throwing an instance of")),
     ("error", re.compile(r"\b(?:ERROR|FATAL|Fatal error|fatal error)\b|\b[Ee]rror:")),
+    # an error message that opens a line with "Error <doing>" and no colon: Hydra's "Error merging 'config.yaml' with
+    # schema", "Error executing job with overrides: [...]", "Error instantiating ...", "Error locating target ..."
+    # (Lightning#15545, held-out batch IF: the relaunched ranks' own failure)
+    ("error", re.compile(r"^\s*Error (?:[a-z]+ing|while|during|in call to)\b")),
     # oneCCL's (Intel's collective library) severity tag: "|CCL_ERROR| worker.cpp:338 ccl_worker_func: ..." (its
     # |CCL_WARN| lines are notices: affinity and launcher fallbacks that a working run prints too)
     ("error", re.compile(r"\|CCL_ERROR\|")),
