@@ -17,6 +17,7 @@ from doctor.rulebase.load import read_data
 
 DIFFERENTIALS = Path(__file__).resolve().parents[2] / "rules" / "differentials.yaml"
 MAX_LINES = 10
+ECHO_MIN = 24                # an echo shorter than this ("Error", "failed") could repeat anything
 _NUMBER = re.compile(r"\d+")
 GENERAL = "unknown"          # the table's entry when no symptom is known
 
@@ -39,12 +40,21 @@ def _shape(text: str) -> str:
     return _NUMBER.sub("#", text)
 
 
+def _echoes(text: str, cited_texts: set[str]) -> bool:
+    """The line repeats the message of a line a finding cites: PyTorch's "Last error:" block quoting NCCL's WARN, a
+    launcher echoing the worker's exception. It explains nothing new."""
+    body = text.strip()
+    return len(body) >= ECHO_MIN and any(body in cited for cited in cited_texts)
+
+
 def unexplained_lines(facts: list[Fact], findings: list[Finding]) -> list[Fact]:
     """Error lines (log.error_line) whose file:line no finding cites: the first MAX_LINES of distinct shape in input
     order, and always each file's last one (where a traceback ends), however many came before it."""
-    cited = {(fact.origin.source, fact.origin.line) for f in findings if f.rule.effect != "lower"
-             for _, fact in f.bindings if fact.origin.line}
-    lines = [f for f in facts if f.KIND == "log.error_line" and (f.origin.source, f.origin.line) not in cited]
+    cited_facts = [fact for f in findings if f.rule.effect != "lower" for _, fact in f.bindings if fact.origin.line]
+    cited = {(fact.origin.source, fact.origin.line) for fact in cited_facts}
+    cited_texts = {fact.origin.text for fact in cited_facts}
+    lines = [f for f in facts if f.KIND == "log.error_line" and (f.origin.source, f.origin.line) not in cited
+             and not _echoes(f.get("text"), cited_texts)]
     seen: set[str] = set()
     distinct = []
     for f in sorted(lines, key=lambda f: (f.origin.source, f.origin.line)):
