@@ -2,6 +2,7 @@
 DeepSpeed launch that fell back to local resources."""
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from typing import Iterable
 
@@ -9,6 +10,9 @@ from doctor.facts import Fact
 from doctor.facts.launch import LaunchOption
 from doctor.facts.launchers import Hostfile, HostfileIgnored, RankAnnounce, RankDuplicate, RanksMissing, RanksRegistered
 from doctor.facts.logline import ErrorLine
+
+
+_WAIT_TIMED_OUT = re.compile(r"DistStoreError|TimeoutError|[Tt]imed out|\b[Tt]imeout\b")
 
 
 def _of(facts: Iterable[Fact], cls: type[Fact]) -> list:
@@ -64,10 +68,13 @@ def ranks_never_registered(facts: list[Fact]) -> list[Fact]:
 
 
 def _failed_after(facts: list[Fact], first: RankAnnounce) -> bool:
-    """An error line later in the file of the first announcement: the log did not stop waiting for processes that
-    never started; something failed (often the other ranks themselves, at their own start), and that line is the lead."""
-    return any(e.origin.source == first.origin.source and e.origin.line > first.origin.line
-               for e in _of(facts, ErrorLine))
+    """Error lines later in the file of the first announcement, none of them the wait itself timing out: the log did
+    not stop waiting for processes that never started; something else failed (often the other ranks at their own
+    start), and that line is the lead. A store timeout (DistStoreError, "Timed out ... waiting for clients") is the
+    wait ending and keeps the reading."""
+    after = [e for e in _of(facts, ErrorLine)
+             if e.origin.source == first.origin.source and e.origin.line > first.origin.line]
+    return bool(after) and not any(_WAIT_TIMED_OUT.search(e.text) for e in after)
 
 
 def machine_rank_duplicates(facts: list[Fact]) -> list[Fact]:

@@ -27,6 +27,13 @@ def test_an_error_opening_a_line(line: str) -> None:
     assert classify(line) == "error"
 
 
+def test_rays_wrapped_exception_is_an_exception_line() -> None:
+    # neuralforecast#934 (held-out batch IK): a Ray Tune trial's store timeout re-raised by Ray
+    line = ("ray.exceptions.RayTaskError(DistStoreError): ray::ImplicitFunc.train() (pid=386862, ip=107.99.237.41, "
+            "actor_id=d3ee59cd38f38e7df8fcc1aa01000000, repr=_train_tune)\n")
+    assert classify(line) == "exception"
+
+
 def test_a_figure_named_error_is_no_failure() -> None:
     assert classify("Error rate 0.12 on the validation split\n") == ""
 
