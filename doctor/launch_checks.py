@@ -8,7 +8,8 @@ from typing import Iterable
 
 from doctor.facts import Fact
 from doctor.facts.launch import LaunchOption
-from doctor.facts.launchers import Hostfile, HostfileIgnored, RankAnnounce, RankDuplicate, RanksMissing, RanksRegistered
+from doctor.facts.launchers import (Hostfile, HostfileIgnored, RankAnnounce, RankBeyondWorld, RankDuplicate, RanksMissing,
+                                    RanksRegistered)
 from doctor.facts.logline import ErrorLine
 
 
@@ -67,6 +68,19 @@ def ranks_never_registered(facts: list[Fact]) -> list[Fact]:
     return out
 
 
+def ranks_beyond_world(facts: list[Fact]) -> list[Fact]:
+    """A process announced a global rank at or past its own world size (Lightning's "GLOBAL_RANK: 1, MEMBER: 2/1"):
+    the ranks and the world size were computed from different numbers of nodes or processes. One fact per framework."""
+    out: list[Fact] = []
+    seen: set[str] = set()
+    for a in sorted(_of(facts, RankAnnounce), key=lambda a: (a.origin.source, a.origin.line)):
+        if 0 < a.world <= a.global_rank and a.framework not in seen:
+            seen.add(a.framework)
+            out.append(RankBeyondWorld(node=a.node, origin=a.origin, framework=a.framework, global_rank=a.global_rank,
+                                       world=a.world))
+    return out
+
+
 def _failed_after(facts: list[Fact], first: RankAnnounce) -> bool:
     """Error lines later in the file of the first announcement, none of them the wait itself timing out: the log did
     not stop waiting for processes that never started; something else failed (often the other ranks at their own
@@ -118,4 +132,5 @@ def hostfile_ignored(facts: list[Fact]) -> list[Fact]:
                             wanted=f"--{w.name} {w.value}".strip())]
 
 
-LAUNCH_AGGREGATORS = (announced_rank_duplicates, ranks_never_registered, machine_rank_duplicates, hostfile_ignored)
+LAUNCH_AGGREGATORS = (announced_rank_duplicates, ranks_never_registered, ranks_beyond_world, machine_rank_duplicates,
+                      hostfile_ignored)

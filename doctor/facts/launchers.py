@@ -88,6 +88,17 @@ class RanksMissing(Fact):
 
 
 @fact
+class RankBeyondWorld(Fact):
+    """A process announced a global rank at or past the world size it was given ("GLOBAL_RANK: 1, MEMBER: 2/1"):
+    the world size it computed is smaller than the job (computed by aggregation)."""
+
+    KIND = "launch.rank_beyond_world"
+    framework: str = ""
+    global_rank: int = -1
+    world: int = -1
+
+
+@fact
 class Hostfile(Fact):
     """What a launcher made of its hostfile (DeepSpeed: found, or 'Unable to find hostfile')."""
 
