@@ -27,10 +27,10 @@ FIRST, LAST = 12, 8         # lines kept per input: the first failures and the l
 # form -> pattern, first match wins. Each pattern reads the line after its host/rank prefix.
 FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("nccl_warn", re.compile(r"\bNCCL WARN\b")),
-    ("exception", re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)\b(?::|\s*$)")),
-    # Ray re-raising a task's exception under its own, the cause in brackets: "ray.exceptions.RayTaskError(
-    # DistStoreError): ray::ImplicitFunc.train() (pid=386862, ...)" (neuralforecast#934, held-out batch IK)
-    ("exception", re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\((?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\):")),
+    # an exception line; Ray re-raises a task's exception under its own with the cause in brackets:
+    # "ray.exceptions.RayTaskError(DistStoreError): ray::ImplicitFunc.train() (...)" (neuralforecast#934, batch IK)
+    ("exception", re.compile(r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)"
+                             r"(?:\((?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\))?(?::|\s*$)")),
     # an exception named with its package in the middle of a line: a JVM log's "Lost task 1.0 ... (executor 0):
     # org.openucx.jucx.UcxException: No resources are available ..." (cudf-spark#6572, held-out batch EW)
     ("exception", re.compile(r"\b(?:[a-z_]\w*\.){2,}[A-Z]\w*(?:Error|Exception): \S")),
