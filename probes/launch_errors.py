@@ -98,6 +98,10 @@ _LOCAL_RANK_CHECK = lazy_compile(r"expected local-rank to be the same as rank % 
 _TWO_DEVICES = lazy_compile(r"Expected all tensors to be on the same device, but found at least two devices, "
                             r"(?P<a>cuda:\d+) and (?P<b>cuda:\d+)")
 _MISSING_ENV = lazy_compile(r"environment variable (?P<var>\w+) expected, but not set")
+# The ImageNet-example family of research code (moco, moco-v3, SimSiam, DenseCL and their forks) raises this when the
+# script was not started distributed: no --multiprocessing-distributed and a world size of 1, so it would run one
+# plain process, which its batch shuffle and queue cannot (moco#48, held-out batch IV)
+_DDP_ONLY = "Only DistributedDataParallel is supported"
 # TensorRT-LLM refuses an engine whose tensor x pipeline layout differs from the MPI world it runs in: the Python
 # runtime ('Engine world size (2 * 1) != Runtime world size (1)'), the C++ runtime before and after 0.12
 # ('Assertion failed: mpiSize == tp * pp', 'Assertion failed: MPI size 1 != TP size 2 * PP size 1') and its executor
@@ -151,7 +155,8 @@ class LaunchErrors(LineProbe):
                 "Failed to connect to GCS at address", "rank % device-count", "is larger than the number of available GPUs", "found at least two devices",
                 "Runtime world size", "mpiSize == tp", "MPI size ", "worldSize is expected",
                 "only work with single-device", "You can't train a model that has been loaded", "passing a `device_map",
-                "requested device for vllm", "CoordinationService/RegisterTask", "Barrier_id: PjRT_Client_Connect")
+                "requested device for vllm", "CoordinationService/RegisterTask", "Barrier_id: PjRT_Client_Connect",
+                _DDP_ONLY)
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -336,6 +341,9 @@ class LaunchErrors(LineProbe):
         m = _MISSING_ENV.search(line)
         if m:
             self.ctx.emit(LaunchConfigError, n, line, what=f"{m['var']} not set")
+            return True
+        if _DDP_ONLY in line and not line.lstrip().startswith("raise "):    # the error, not its traceback's source line
+            self.ctx.emit(LaunchConfigError, n, line, what="not distributed: the script runs only under DistributedDataParallel")
             return True
         return self._engine_layout(n, line)
 
