@@ -1,5 +1,5 @@
 """/dev/shm size and permissions, from `df /dev/shm` (1K blocks or -h), `ls -ld /dev/shm` and mount lines; and a
-program's own word that /dev/shm is too small for it (Ray's object store).
+program's own word that /dev/shm is too small for it (Ray's object store, Triton's Python backend).
 
 Sample input:
     Filesystem     1K-blocks  Used Available Use% Mounted on
@@ -24,6 +24,12 @@ _MOUNT = lazy_compile(r"^\S+\s+(?:on\s+)?/dev/shm\s+(?:type\s+)?tmpfs\s+\(?(?P<o
 #     of /dev/shm because /dev/shm has only 5368709120 bytes available. This will harm performance! You may
 _RAY_SHORT = lazy_compile(r"object store size .{0,60}?exceeds (?:the capacity of )?/dev/shm"
                           r"|/dev/shm because /dev/shm has only (?P<avail>\d+) bytes")
+# Triton's Python backend keeps each model instance's region (64 MB at least) in /dev/shm: "Unable to initialize shared
+# memory key 'triton_python_backend_shm_region_3' to requested size (67108864 bytes). If you are running Triton inside
+# docker, use '--shm-size' flag ... Error: No space left on device" (server#6195, model_analyzer#749). The hint is
+# printed whatever the error; only ENOSPC says the region did not fit.
+_TRITON_SHORT = lazy_compile(r"Unable to initialize shared memory key '[^']*' to requested size \((?P<req>\d+) bytes\)"
+                             r".*No space left on device")
 _POWERS = {"": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4, "P": 1024**5}
 
 
@@ -35,7 +41,7 @@ def _size(text: str) -> float:
 class ShmLines(LineProbe):
     name = "dev_shm"
     yields = ("sys.shm", "sys.shm_short")
-    triggers = ("/dev/shm",)
+    triggers = ("/dev/shm", "Unable to initialize shared memory key")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -50,6 +56,9 @@ class ShmLines(LineProbe):
             return
         if m:
             self.ctx.emit(ShmShort, line_no, line, program="ray", available=-1, refused=True)
+            return
+        if "shared memory key" in line and (m := _TRITON_SHORT.search(line)):
+            self.ctx.emit(ShmShort, line_no, line, program="triton_python_backend", available=-1, refused=True)
             return
         m = _DF.match(line)
         if m:

@@ -104,7 +104,7 @@ class ShmSize(Fact):
 
 @fact
 class ShmShort(Fact):
-    """A program says /dev/shm cannot hold what it needs (Ray's object store)."""
+    """A program says /dev/shm cannot hold what it needs (Ray's object store, Triton's Python backend regions)."""
 
     KIND = "sys.shm_short"
     program: str = ""
