@@ -28,7 +28,7 @@ _RAY_SHORT = lazy_compile(r"object store size .{0,60}?exceeds (?:the capacity of
 # memory key 'triton_python_backend_shm_region_3' to requested size (67108864 bytes). If you are running Triton inside
 # docker, use '--shm-size' flag ... Error: No space left on device" (server#6195, model_analyzer#749). The hint is
 # printed whatever the error; only ENOSPC says the region did not fit.
-_TRITON_SHORT = lazy_compile(r"Unable to initialize shared memory key '[^']*' to requested size \((?P<req>\d+) bytes\)"
+_TRITON_SHORT = lazy_compile(r"Unable to initialize shared memory key '[^']*' to requested size \(\d+ bytes\)"
                              r".*No space left on device")
 _POWERS = {"": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4, "P": 1024**5}
 
