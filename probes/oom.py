@@ -40,9 +40,11 @@ _START = ("out of memory", "OutOfMemoryError",
           # TensorFlow, Keras and JAX/XLA wordings of a GPU allocation that failed: "ResourceExhaustedError: OOM when
           # allocating tensor with shape[32,35,35,320]", XLA's "Resource exhausted: Out of memory while trying to
           # allocate N bytes" (hard-wrapped after "Out" in jax#788), the stream executor's "CUDA_ERROR_OUT_OF_MEMORY",
-          # and TF 1.x's "Dst tensor is not initialized", its copy to a GPU that had no memory left (held-out batch IP)
+          # TF 1.x's "Dst tensor is not initialized", its copy to a GPU that had no memory left (held-out batch IP), and
+          # TF 2.x eager's "ResourceExhaustedError: {{function_node ...device:GPU:0}} failed to allocate memory [Op:Mul]"
+          # (flower#3159, held-out batch JQ)
           "OOM when allocating tensor", "Out of memory while trying", "Resource exhausted: Out", "CUDA_ERROR_OUT_OF_MEMORY",
-          "Dst tensor is not initialized")
+          "Dst tensor is not initialized", "failed to allocate memory [Op:")
 # TensorFlow's BFC allocator asking for more than it has and going on with less: "Allocator (GPU_0_bfc) ran out of
 # memory trying to allocate 2.39GiB ... The caller indicates that this is not a failure, but may mean that there could
 # be performance gains if more memory were available" (tensorpack#1303: a run that trains). A notice, not an OOM: a

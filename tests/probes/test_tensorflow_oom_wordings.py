@@ -32,6 +32,8 @@ def events(text: str) -> list:
     ("[1] 2019-06-13 01:17:08.886805: E external/org_tensorflow/tensorflow/compiler/xla/python/local_client.cc:672] "
      "Execution of replica 0 failed: Resource exhausted: Out \nof memory while trying to allocate 5520758552 bytes.\n",
      5520758552),                                                              # jax#788, hard-wrapped as posted
+    ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: {{function_node __wrapped__Mul_device_/job:"
+     "localhost/replica:0/task:0/device:GPU:0}} failed to allocate memory [Op:Mul]\n", -1),   # flower#3159, TF 2.x eager
 ])
 def test_a_tensorflow_or_xla_oom_is_an_oom(text: str, requested: int) -> None:
     found = events(text)
@@ -55,3 +57,11 @@ def test_the_tensorpack_notice_run_is_healthy() -> None:
     report = diagnose_files([str(CASES / "healthy-tensorpack-1303-bfc-not-a-failure-warning" / "input")])
     assert all(d.confidence < 0.5 for d in report.diagnoses)
     assert not any(d.rules for d in report.diagnoses)
+
+
+def test_a_tf2_eager_oom_is_the_oom_symptom_not_the_crash_guess() -> None:
+    """flower#3159 (held-out batch JQ): the server's evaluate ran out of GPU memory the client processes held. Before,
+    the line was an unexplained error (the crash guess known_software_bug 0.49 and no memory cause at all)."""
+    report = diagnose_files([str(CASES / "stale-gpu-mem-flower-3159-tf-actors-grab-vram" / "input")])
+    assert report.diagnoses and all(d.cause.startswith("oom_") or d.cause == "stale_process_gpu_memory"
+                                    for d in report.diagnoses)
