@@ -124,6 +124,9 @@ REAL_WARNS = {
     "nccl-2.9.6-topo-file-dummy-pci-switch": (
         "ip-10-0-0-1:2211:2290 [0] graph/xml.cc:332 NCCL WARN Could not find real path of "
         "/sys/class/pci_bus/ffff:ff/../../ffff:ff:01.0", "2.9.6"),
+    "nccl-before-2.12-remote-allocator-stray-request": (    # nccl#844, Azure ML
+        "696b7901f9044f23b786795c0ef7257b000000:39:298 [0] bootstrap.cc:279 NCCL WARN [Rem Allocator] Allocation failed "
+        "(segment 0, fd 130)", "2.10.3"),
     "nccl-2.12-proxy-service-poll-eintr": (
         "node-1:2211:2290 [0] proxy.cc:1119 NCCL WARN [Proxy Service] Poll failed with error 1", "2.14.3"),
     "nccl-2.24-nic-fusion-automerge-fatal": (
@@ -182,3 +185,13 @@ def test_an_unknown_field_is_refused(tmp_path: Path) -> None:
     bad.write_text(TABLE.read_text().replace("    signature: true\n", "    signatur: true\n", 1))
     with pytest.raises(ValueError, match="unknown field"):
         table.__wrapped__(bad)
+
+
+def test_the_remote_allocators_out_of_memory_is_its_bug_not_an_oom() -> None:
+    """nccl#844: '[Rem Allocator] Allocation failed' then "Cuda failure 'out of memory'" while training goes on. NCCL's
+    maintainer: the service thread read a stray connection's bytes as a size (nccl#555); only 2.8.3-2.11.x print it."""
+    from doctor.diagnose import diagnose_files
+    report = diagnose_files(["fixtures/cases/ksb-nccl-844-azureml-rem-allocator-pre212/input"])
+    first = report.diagnoses[0]
+    assert (first.cause, first.rules) == ("known_software_bug", ["BUG002"])
+    assert first.confidence >= 0.5 and not first.cause.startswith("oom")
