@@ -120,6 +120,14 @@ _GPU_LIBS = ("nccl", "cuda", "cudart", "cublas", "cudnn", "torch", "fabric", "ib
 #   pynvml.nvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch.
 #   NVRM: API mismatch: the client has the version 525.85.12, but                  (dmesg)
 #   CUDA error 803: system has unsupported display driver / cuda driver combination (cudaErrorSystemDriverMismatch)
+# A CUDA error given by its number only, as a library's own wrapper prints it ("Cuda driver error 804 in call at file
+# '.../geryon/nvd_device.h' in line 333." - LAMMPS' GPU package, lammps#4849). Only the two numbers that mean the same
+# in the runtime (cudaError_t) and the driver API (CUresult) and name the driver: 804, forward compatibility attempted on
+# a GPU it does not support (cudaErrorCompatNotSupportedOnDevice / CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: the driver
+# is too old for this GPU and the CUDA in use); 803, driver and user-space library of different versions
+# (cudaErrorSystemDriverMismatch). The CUDA documentation's tables of error codes say so.
+_CODE_ERRORS = {"804": "driver_insufficient", "803": "driver_library_mismatch"}
+_CUDA_CODE = lazy_compile(r"(?i)\bcuda(?:\s+(?:driver|runtime|api))?\s+error(?:\s+code)?[:=]?\s*(?P<n>80[34])\b")
 _DRIVER_LIBRARY = lazy_compile(r"driver/library version mismatch|NVML/RM version mismatch|LibRmVersionMismatch"
                                r"|NVRM: API mismatch: the client has the version"
                                r"|unsupported display driver / cuda driver combination|cudaErrorSystemDriverMismatch",
@@ -163,9 +171,13 @@ class CudaErrors(LineProbe):
         "' not found (required by",   # the loader: a versioned symbol the installed library lacks
         "ersion mismatch", "VersionMismatch", "API mismatch", "display driver / cuda driver",   # _DRIVER_LIBRARY
         "exited unexpectedly",   # _WORKER_EXITED
-        "cuIpcOpenMemHandle")    # _IPC_OPEN_INVALID
+        "cuIpcOpenMemHandle",    # _IPC_OPEN_INVALID
+        "rror 80", "RROR 80", "rror code 80", "rror: 80")   # _CUDA_CODE
 
     def feed(self, line_no: int, line: str) -> None:
+        if " 80" in line and (code := _CUDA_CODE.search(line)):
+            self.ctx.emit(CudaError, line_no, line, error=_CODE_ERRORS[code["n"]], detail=code.group(0))
+            return
         if ("ismatch" in line or "display driver" in line) and (m := _DRIVER_LIBRARY.search(line)):
             self.ctx.emit(CudaError, line_no, line, error="driver_library_mismatch", detail=m.group(0))
             return
