@@ -80,7 +80,7 @@ def rank(findings: list[Finding], causes: dict[str, dict], symptom: str | None =
 def _diagnose(cause: str, findings: list[Finding], probability: float) -> Diagnosis:
     support = [f for f in findings if f.rule.effect != "lower"]
     best_per_rule: dict[str, Finding] = {}
-    for f in support:
+    for f in sorted(support, key=_unknowns_in_title):   # stable: of equals, the first found
         best_per_rule.setdefault(f.rule.id, f)
     ordered = sorted(best_per_rule.values(), key=lambda f: (-f.rule.confidence, f.rule.id))
     top = ordered[0]
@@ -90,6 +90,11 @@ def _diagnose(cause: str, findings: list[Finding], probability: float) -> Diagno
         rules=[f.rule.id for f in ordered], evidence=_evidence(support),
         fix_summary=render(top.rule.fix_summary, bound), fix_steps=[render(s, bound) for s in top.rule.fix_steps],
         next_checks=_next(ordered), lowered_by=sorted({f.rule.id for f in findings if f.rule.effect == "lower"}))
+
+
+def _unknowns_in_title(finding: Finding) -> int:
+    """How many fields the finding's title would show as '?': the finding that names most heads the diagnosis."""
+    return render(finding.rule.title, finding.bound()).count("?")
 
 
 def _guess(cause: str, causes: dict[str, dict], probability: float, seen: CaseView, sign: Fact | None) -> Diagnosis:

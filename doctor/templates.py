@@ -1,6 +1,12 @@
-"""Fill a rule's text templates ({alias.field}) from the facts a finding bound."""
+"""Fill a rule's text templates ({alias.field}) from the facts a finding bound.
+
+A field the input did not give (no host in the line, no port) renders as "?". A part of a template written
+as [[...]] is dropped whole when any field inside it is unknown, so "port[[ {err.port}]] is taken" reads
+"port is taken" rather than "port ? is taken".
+"""
 from __future__ import annotations
 
+import re
 import string
 from typing import Any
 
@@ -26,7 +32,7 @@ class _View:
 
 
 def _number(name: str, value: float) -> str:
-    if name.endswith("frac"):
+    if name.endswith(("frac", "share")):
         return f"{value * 100:.0f}%"
     if abs(value) >= 2**20 and name not in ("timeout_s",):
         return f"{value / 2**30:.2f} GiB"
@@ -45,8 +51,29 @@ class _Formatter(string.Formatter):
 _FORMATTER = _Formatter()
 
 
+_OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.S)
+
+
+def _known(part: str, views: dict[str, _View]) -> bool:
+    """Whether every {alias.field} in `part` has a value in the bound facts."""
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(part) if name]
+    except ValueError:
+        return False
+    for field in fields:
+        alias, _, name = field.partition(".")
+        view = views.get(alias)
+        try:
+            if view is None or (name and getattr(view, name) == "?"):
+                return False
+        except AttributeError:
+            return False
+    return True
+
+
 def render(text: str, bound: dict[str, Fact]) -> str:
     views = {alias: _View(fact) for alias, fact in bound.items()}
+    text = _OPTIONAL.sub(lambda m: m.group(1) if _known(m.group(1), views) else "", text)
     try:
         return _FORMATTER.format(text, **views)
     except (AttributeError, ValueError, KeyError, IndexError):
