@@ -39,7 +39,9 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # the C++ runtime aborting on an exception nobody caught (SIGABRT follows): "terminate called after throwing an
     # instance of 'ccl::v1::exception'" (a collective library's worker, intel-extension-for-pytorch#640), 'c10::Error'
     ("signal", re.compile(r"terminate called after throwing an instance of")),
-    ("error", re.compile(r"\b(?:ERROR|FATAL|Fatal error|fatal error)\b|\b[Ee]rror:")),
+    # Windows' segmentation fault: "CNTK: Caught Win32 exception 0xc0000005: Access violation." (CNTK#913)
+    ("signal", re.compile(r"\bAccess violation\b|\bexception 0xc0000005\b")),
+    ("error", re.compile(r"\b(?:ERROR|FATAL|Fatal errors?|fatal errors?)\b|\b[Ee]rror:")),
     # an error message that opens a line with "Error <doing>" and no colon: Hydra's "Error merging 'config.yaml' with
     # schema", "Error executing job with overrides: [...]", "Error instantiating ...", "Error locating target ..."
     # (Lightning#15545, held-out batch IF: the relaunched ranks' own failure)
@@ -49,6 +51,10 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("error", re.compile(r"\|CCL_ERROR\|")),
     ("error", re.compile(r"\.(?:c|h|cc|cpp):\d+\s+(?:UCX\s+)?Fatal: ")),   # UCX's ucs_fatal(): "ud_ep.c:270  Fatal: ..."
     ("failed", re.compile(r"\b(?:failed|FAILED|Failed)\b")),
+    # glog's severity F (fatal: the process aborts after it), as JAX/XLA, TensorFlow and Paddle print it:
+    # "F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX distributed service detected
+    # fatal errors." (JAX's multi-process docs)
+    ("error", re.compile(r"^\s*\[?F\d{4} \d\d:\d\d:\d\d\.\d+\s")),
     ("error", re.compile(r"\b[Uu]nexpected\b[\w ]{0,40}\b(?:error|ERROR)\b")),   # "Unexpected BUS error encountered in ..."
     # Open MPI's help texts ("Open MPI tried to bind a new process, but something went wrong.") and their field
     # "  Error message:     hwloc_set_cpubind returned ..." (ompi#12470)
@@ -84,7 +90,8 @@ NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|errors?\s*[:=]\s*0\b"
                         # a counter of none, first in a line or in a list ("5 passed, 0 failed", "(..., 0 failed)");
                         # not an identifier ("Execution of replica 0 failed", XLA's words)
                         r"|(?:^|[,;:(]\s*)0 (?:errors?|failed|failures?)\b"
-                        r"|^\s*File \"|warnings\.warn|#\s*Out of bounds"
+                        # nccl-tests' summary "# Out of bounds values : 0 OK" ("16 FAILED" is a failure: nccl#1261)
+                        r"|^\s*File \"|warnings\.warn|#\s*Out of bounds values\s*:\s*0\s+OK"
                         r"|\bDEBUG\b|\bINFO\b(?!.*\bERROR\b)"
                         r"|^\s*\[?I\d{4} \d\d:\d\d:\d\d\.\d+ "   # glog/c10 severity I (info): "[I1203 06:26:06.01 ..."
                         r"|^\s*(?:\+\s*)?(?:echo|printf)\s"   # a job script's own message text, not its output
@@ -127,7 +134,7 @@ class ErrorLines(LineProbe):
     yields = ("log.error_line",)
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
                 "Failed", "Failure", "Fatal: ", "non-zero", "has been aborted", "[error]", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
-                "SIGBUS", "SIGKILL", "Process received signal", "terminate called", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
+                "SIGBUS", "SIGKILL", "Access violation", "0xc0000005", "Process received signal", "terminate called", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
                 "warning only", "WARNING ONLY", "Warning only", "--------------------",
                 "ncompatible", "CUDA error", "Cuda error", "CUDA failure", "Cuda failure")
 

@@ -1,0 +1,40 @@
+"""Failure lines that error_lines did not read, each from a real case that doctor called healthy (issue 12).
+
+- glog's severity F, as JAX/XLA print it: "F0926 ... client.h:77] Terminating process because the JAX distributed
+  service detected fatal errors." (JAX's fault-tolerance docs; fixtures/cases/desync-jax-docs-task3-stopped-heartbeats)
+- Windows' segmentation fault: "CNTK: Caught Win32 exception 0xc0000005: Access violation." (CNTK#913;
+  fixtures/cases/ksb-cntk-913-mpiexec-2gpu-access-violation-after-epoch)
+- nccl-tests' summary when results were wrong: "# Out of bounds values : 16 FAILED" (nccl#1261;
+  fixtures/cases/ksb-nccl-1261-a100-nv4-forced-ll128-oob). Its healthy form "... : 0 OK" stays no failure.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from doctor.diagnose import diagnose_files
+from probes.error_lines import classify
+
+CASES = Path(__file__).resolve().parents[2] / "fixtures" / "cases"
+
+
+@pytest.mark.parametrize("case, line", [
+    ("desync-jax-docs-task3-stopped-heartbeats", "Terminating process because the JAX distributed service"),
+    ("ksb-cntk-913-mpiexec-2gpu-access-violation-after-epoch", "Caught Win32 exception 0xc0000005: Access violation."),
+    ("ksb-nccl-1261-a100-nv4-forced-ll128-oob", "# Out of bounds values : 16 FAILED"),
+])
+def test_the_failure_line_makes_the_input_a_failure(case: str, line: str) -> None:
+    report = diagnose_files([str(CASES / case / "input")])
+    assert not report.healthy
+    assert any(line in e.text for e in report.unexplained_lines)
+
+
+def test_glog_severity_f_is_a_failure_and_i_is_not() -> None:
+    assert classify("F0105 23:50:34.026692   34204 client.h:77] Terminating process because the JAX "
+                    "distributed service detected fatal errors.\n") == "error"
+    assert classify("I0105 23:50:34.026692   34204 client.h:77] Connected to distributed JAX controller\n") == ""
+
+
+def test_nccl_tests_summary_of_no_wrong_values_is_no_failure() -> None:
+    assert classify("# Out of bounds values : 0 OK\n") == ""
