@@ -82,6 +82,7 @@ from probes.tensor_copies import TensorCopies
 from probes.p2p_bandwidth import P2pBandwidthTest
 from probes.pcie_kernel import PcieKernelLines
 from probes.perftest import Perftest
+from probes.osu_benchmarks import OsuBenchmarks
 from probes.pyspy_dump import PySpyJson, PySpyText
 from probes.python_shm import PythonShmObjects
 from probes.ray_version import RayVersions
@@ -159,6 +160,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     MemlockValue,       # bare `ulimit -l` answer
     Iperf3Json,         # iperf3 --json
     Perftest,           # ib_write_bw / ib_read_bw / ib_*_lat, host or --use_cuda buffers
+    OsuBenchmarks,      # osu_bw / osu_bibw / osu_latency tables, host or GPU buffers
     NcclTestsJson,      # nccl-tests -J output
     NsysStats,          # nsys stats --format csv: kernel, API and GPU trace reports
     Expectations,       # what links and collectives should measure (link_gbps: 10, ...)
