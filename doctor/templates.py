@@ -2,7 +2,8 @@
 
 A field the input did not give (no host in the line, no port) renders as "?". A part of a template written
 as [[...]] is dropped whole when any field inside it is unknown, so "port[[ {err.port}]] is taken" reads
-"port is taken" rather than "port ? is taken".
+"port is taken" rather than "port ? is taken". A field may name what to print instead: {err.port|$MASTER_PORT}
+(for a command the user runs, where a placeholder they can fill beats a "?").
 """
 from __future__ import annotations
 
@@ -41,11 +42,13 @@ def _number(name: str, value: float) -> str:
 
 class _Formatter(string.Formatter):
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, str]:
+        field_name, _, default = field_name.partition("|")
         alias, _, name = field_name.partition(".")
         view = kwargs.get(alias)
         if view is None:
-            return "?", field_name
-        return (getattr(view, name) if name else view), field_name
+            return default or "?", field_name
+        value = getattr(view, name) if name else view
+        return (default if default and value == "?" else value), field_name
 
 
 _FORMATTER = _Formatter()
@@ -61,6 +64,8 @@ def _known(part: str, views: dict[str, _View]) -> bool:
     except ValueError:
         return False
     for field in fields:
+        if "|" in field:
+            continue              # it names its own stand-in
         alias, _, name = field.partition(".")
         view = views.get(alias)
         try:

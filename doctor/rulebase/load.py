@@ -216,7 +216,7 @@ class _Builder:
         for _, field_name, _, _ in string.Formatter().parse(text):
             if not field_name:
                 continue
-            alias, _, name = field_name.partition(".")
+            alias, _, name = field_name.partition("|")[0].partition(".")
             if alias not in self.aliases:
                 raise self.fail(where, f"template {text!r} names unknown alias {alias!r}")
             if name and name != "origin" and name not in field_names(FACT_KINDS[self.aliases[alias]]):
