@@ -13,6 +13,7 @@ from doctor.aggregate_node import gid_choice, hca_check, ib_summary, qp_timeouts
 from doctor.aggregate_node import ud_timeouts
 from doctor.aggregate_gpu_memory import gpu0_excess
 from doctor.aggregate_nccl import duplicate_gpus, init_unfinished
+from doctor.aggregate_outcome import survived
 from doctor.aggregate_coll import coll_mismatch
 from doctor.bandwidth import expected_bandwidth
 from doctor.aggregate_cluster import busbw_check, node_skew, pcie_summary, slow_links, stragglers
@@ -230,7 +231,8 @@ AGGREGATORS: tuple[Callable[[list[Fact]], list[Fact]], ...] = (
 
 
 def aggregate(facts: list[Fact]) -> list[Fact]:
-    """facts plus every derived fact."""
+    """facts plus every derived fact (a run that recorded its success first sets its failure signs aside)."""
+    facts = survived(facts)
     derived: list[Fact] = []
     for step in AGGREGATORS:
         derived.extend(step(facts))

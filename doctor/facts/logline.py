@@ -12,3 +12,21 @@ class ErrorLine(Fact):
     KIND = "log.error_line"
     form: str = ""
     text: str = ""
+
+
+@fact
+class JobOutcome(Fact):
+    """A run's own record of how it ended: MLPerf's logger closes every run with `run_stop` and a status."""
+
+    KIND = "job.outcome"
+    status: str = ""               # success | aborted | ...
+    recorder: str = ""             # mlperf
+
+
+@fact
+class SurvivedLine(Fact):
+    """A failure sign in a log whose run records its own success: a line the run went on from (teardown noise, an
+    init warning), not the failure. read_as: the fact kind it was read as."""
+
+    KIND = "log.survived"
+    read_as: str = ""

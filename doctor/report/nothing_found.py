@@ -28,6 +28,7 @@ def advice(report: Report) -> list[str]:
                  "to show."]
     else:
         lines = ["Nothing in these inputs shows a failure: no error line, no figure below an expectation."]
+    lines.extend(_survived(report))
     if report.if_failed:
         lines.append("If the job failed anyway, the likeliest causes for an input like this one (fitted on doctor's "
                      "case base; most such inputs are healthy): " + "; ".join(_guess(d) for d in report.if_failed) + ".")
@@ -44,3 +45,15 @@ def _guess(d) -> str:  # type: ignore[no-untyped-def]
     """`cause` (p): the check that tells it apart."""
     check = check_for(d.cause)
     return f"{d.cause} ({d.confidence:.0%})" + (f": {check}" if check else "")
+
+
+def _survived(report: Report) -> list[str]:
+    """A sentence per run that recorded its own success and printed failure-looking lines (doctor/aggregate_outcome.py)."""
+    out = []
+    for done in (f for f in report.facts if f.KIND == "job.outcome" and getattr(f, "status", "") == "success"):
+        lines = sorted({f.origin.line for f in report.facts
+                        if f.KIND == "log.survived" and f.origin.source == done.origin.source})
+        if lines:
+            out.append(f"The run in {done.origin.where()} records its own success; {len(lines)} failure-looking "
+                       f"line(s) in it (first at line {lines[0]}) are read as lines it went on from, not as the failure.")
+    return out
