@@ -1,8 +1,9 @@
 """A setting is context, not a sign (rules/README.md, "Signs, not context"): a cause read from settings alone (an
 NCCL_* override, a launch flag) is held under an alarm where the input shows no failure, and counts in full once the
-user says what went wrong. Real input: MLPerf v5.0's accepted Dell H200 BERT run (held-out batch FH), whose log
-prints its deliberate NCCL_ALGO=RING, NCCL_BUFFSIZE and NCCL_NET_GDR_LEVEL=PIX; ENV002 once called it an NCCL
-misuse at 0.976."""
+user says what went wrong. Real input: ALCF's two-node Polaris ResNet-50 run over aws-ofi-nccl on Slingshot
+(alcf-nccl-tests, a healthy committed result), whose environment dump and log carry its deliberate NCCL overrides.
+(The first input of this test, MLPerf v5.0's Dell H200 BERT run, on which ENV002 once said 0.976, now records its
+own success under the overrides and ENV002 is quiet there: tests/test_survived_lines.py.)"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,7 +13,7 @@ from doctor.judgement.metrics import ALARM
 from doctor.judgement.model import GUESS_CEILING
 
 CASES = Path(__file__).resolve().parents[1] / "fixtures" / "cases"
-TUNED_HEALTHY_RUN = CASES / "healthy-mlperf-v50-dell-2xxe9680l-h200-bert-nccl-info" / "input"
+TUNED_HEALTHY_RUN = CASES / "healthy-alcf-nccl-tests-polaris-resnet50-aws-ofi-cxi-2node" / "input"
 
 
 def confidence(report, cause: str) -> float:  # type: ignore[no-untyped-def]
