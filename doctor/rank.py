@@ -14,7 +14,7 @@ from doctor.facts import Fact, Origin
 from doctor.judgement import context
 from doctor.judgement.evidence import counted, settings_only
 from doctor.judgement.model import CaseView, Model, guesses_if_failed, load, shown, with_priors
-from doctor.templates import render
+from doctor.templates import render, unknowns
 
 MAX_EVIDENCE = 8
 
@@ -79,10 +79,10 @@ def rank(findings: list[Finding], causes: dict[str, dict], symptom: str | None =
 
 def _diagnose(cause: str, findings: list[Finding], probability: float) -> Diagnosis:
     support = [f for f in findings if f.rule.effect != "lower"]
-    best_per_rule: dict[str, Finding] = {}
-    for f in sorted(support, key=_unknowns_in_title):   # stable: of equals, the first found
-        best_per_rule.setdefault(f.rule.id, f)
-    ordered = sorted(best_per_rule.values(), key=lambda f: (-f.rule.confidence, f.rule.id))
+    by_rule: dict[str, list[Finding]] = {}
+    for f in support:
+        by_rule.setdefault(f.rule.id, []).append(f)
+    ordered = sorted((_naming_most(fs) for fs in by_rule.values()), key=lambda f: (-f.rule.confidence, f.rule.id))
     top = ordered[0]
     bound = top.bound()
     return Diagnosis(
@@ -92,9 +92,16 @@ def _diagnose(cause: str, findings: list[Finding], probability: float) -> Diagno
         next_checks=_next(ordered), lowered_by=sorted({f.rule.id for f in findings if f.rule.effect == "lower"}))
 
 
-def _unknowns_in_title(finding: Finding) -> int:
-    """How many fields the finding's title would show as '?': the finding that names most heads the diagnosis."""
-    return render(finding.rule.title, finding.bound()).count("?")
+def _naming_most(findings: list[Finding]) -> Finding:
+    """Of one rule's findings, the first whose title the input fills, else the one leaving fewest fields out."""
+    best, fewest = findings[0], -1
+    for f in findings:
+        missing = unknowns(f.rule.title, f.bound())
+        if missing == 0:
+            return f
+        if fewest < 0 or missing < fewest:
+            best, fewest = f, missing
+    return best
 
 
 def _guess(cause: str, causes: dict[str, dict], probability: float, seen: CaseView, sign: Fact | None) -> Diagnosis:

@@ -57,28 +57,33 @@ _FORMATTER = _Formatter()
 _OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.S)
 
 
-def _known(part: str, views: dict[str, _View]) -> bool:
-    """Whether every {alias.field} in `part` has a value in the bound facts."""
+def _unknown_fields(part: str, views: dict[str, _View]) -> int:
+    """How many {alias.field} in `part` the bound facts leave without a value (a field with a stand-in has one)."""
     try:
         fields = [name for _, name, _, _ in string.Formatter().parse(part) if name]
     except ValueError:
-        return False
+        return 1
+    missing = 0
     for field in fields:
         if "|" in field:
             continue              # it names its own stand-in
         alias, _, name = field.partition(".")
         view = views.get(alias)
         try:
-            if view is None or (name and getattr(view, name) == "?"):
-                return False
+            missing += view is None or bool(name and getattr(view, name) == "?")
         except AttributeError:
-            return False
-    return True
+            missing += 1
+    return missing
+
+
+def unknowns(text: str, bound: dict[str, Fact]) -> int:
+    """How many fields of a template the bound facts do not give (what a title would leave out or show as '?')."""
+    return _unknown_fields(text, {alias: _View(fact) for alias, fact in bound.items()})
 
 
 def render(text: str, bound: dict[str, Fact]) -> str:
     views = {alias: _View(fact) for alias, fact in bound.items()}
-    text = _OPTIONAL.sub(lambda m: m.group(1) if _known(m.group(1), views) else "", text)
+    text = _OPTIONAL.sub(lambda m: "" if _unknown_fields(m.group(1), views) else m.group(1), text)
     try:
         return _FORMATTER.format(text, **views)
     except (AttributeError, ValueError, KeyError, IndexError):
