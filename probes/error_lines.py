@@ -40,7 +40,7 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # instance of 'ccl::v1::exception'" (a collective library's worker, intel-extension-for-pytorch#640), 'c10::Error'
     ("signal", re.compile(r"terminate called after throwing an instance of")),
     # Windows' segmentation fault: "CNTK: Caught Win32 exception 0xc0000005: Access violation." (CNTK#913)
-    ("signal", re.compile(r"\bAccess violation\b|\bexception 0xc0000005\b")),
+    ("signal", re.compile(r"\bAccess violation\b")),
     ("error", re.compile(r"\b(?:ERROR|FATAL|Fatal errors?|fatal errors?)\b|\b[Ee]rror:")),
     # an error message that opens a line with "Error <doing>" and no colon: Hydra's "Error merging 'config.yaml' with
     # schema", "Error executing job with overrides: [...]", "Error instantiating ...", "Error locating target ..."
@@ -134,7 +134,7 @@ class ErrorLines(LineProbe):
     yields = ("log.error_line",)
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
                 "Failed", "Failure", "Fatal: ", "non-zero", "has been aborted", "[error]", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
-                "SIGBUS", "SIGKILL", "Access violation", "0xc0000005", "Process received signal", "terminate called", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
+                "SIGBUS", "SIGKILL", "Access violation", "Process received signal", "terminate called", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
                 "warning only", "WARNING ONLY", "Warning only", "--------------------",
                 "ncompatible", "CUDA error", "Cuda error", "CUDA failure", "Cuda failure")
 
