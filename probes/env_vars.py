@@ -44,6 +44,7 @@ class EnvVars(LineProbe):
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
         self.pending: tuple[int, str, str] | None = None   # a pod-spec "- name: X" waiting for its value line
+        self.plugin_set: set[tuple[str, str]] = set()      # (name, value) the network plugin put into the environment
 
     def feed(self, line_no: int, line: str) -> None:
         line = without_colour(line)   # a terminal's reset code after "NCCL_PROTO=simple" is not part of the value
@@ -60,10 +61,13 @@ class EnvVars(LineProbe):
             return
         if "NET/OFI Adding" in line and (m := _PLUGIN_SET.search(line)):
             self._emit(line_no, line, m["name"], m["value"], "plugin")
+            self.plugin_set.add((m["name"], m["value"]))
             return
         echoed = False
         for m in _NCCL_ECHO.finditer(line):
-            self._emit(line_no, line, m["name"], m["value"], "nccl_log")
+            # NCCL echoing "NCCL_PROTO set by environment to simple" after the plugin added it: still the plugin's
+            source = "plugin" if (m["name"], m["value"]) in self.plugin_set else "nccl_log"
+            self._emit(line_no, line, m["name"], m["value"], source)
             echoed = True
         if not echoed:
             for m in _NCCL_ECHO_BARE.finditer(line):
