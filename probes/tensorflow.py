@@ -10,6 +10,11 @@ Sample input:
     ERROR:tensorflow:Cluster check alive failed, /job:worker/replica:0/task:1 is down, aborting collectives: Deadline Exceeded
     E tensorflow/core/common_runtime/base_collective_executor.cc:249] BaseCollectiveExecutor::StartAbort DEADLINE_EXCEEDED: Deadline Exceeded
     tensorflow.python.framework.errors_impl.UnavailableError: Collective ops is aborted by: failed to connect to all addresses
+    F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX distributed service detected fatal errors. This most likely indicates that another task died; ...
+    The tasks have crashed. Check the task logs for an earlier error, or scheduler events (e.g. preemption, eviction) to debug further.
+
+The last two are the coordination service TensorFlow and JAX share (XLA's TSL): a process that learns a peer task died
+ends itself. Its own words say this process is the echo, not the cause (JAX's "Fault Tolerant Distributed JAX" page).
 """
 from __future__ import annotations
 
@@ -33,6 +38,9 @@ _ABORTED = lazy_compile(r"Collective ops is aborted by: (?P<why>.+)$")
 _DEADLINE = lazy_compile(r"StartAbort (?:DEADLINE_EXCEEDED|Deadline [Ee]xceeded)|DeadlineExceededError")
 _RING = lazy_compile(r"Aborting (?:RingReduce|RingGatherer|HierarchicalTreeBroadcaster) with (?P<why>.+)$")
 _TIMEOUT_WORDS = lazy_compile(r"deadline|timed? ?out", re.I)
+# the coordination service (TSL, shared by TensorFlow and JAX) ending a process because another task died
+_TASK_DIED = lazy_compile(r"detected fatal errors\. This most likely indicates that another task died|"
+                          r"^\W*The tasks have crashed\. Check the task logs")
 
 
 class TensorFlow(LineProbe):
@@ -40,7 +48,8 @@ class TensorFlow(LineProbe):
     yields = ("net.connect_error", "launch.config_error", "collective.peer_lost", "collective.timeout")
     triggers = ("target_address", "Failed to connect to remote host", "failed to connect to all addresses", "TF_CONFIG",
                 "cluster_spec", "task_type", "task type", "ClusterSpec", "Cluster check alive failed",
-                "Collective ops is aborted", "StartAbort", "DeadlineExceededError", "Aborting Ring")
+                "Collective ops is aborted", "StartAbort", "DeadlineExceededError", "Aborting Ring",
+                "another task died", "The tasks have crashed")
 
     def feed(self, line_no: int, line: str) -> None:
         for handler in (self._config, self._grpc, self._collectives):
@@ -74,6 +83,8 @@ class TensorFlow(LineProbe):
     def _collectives(self, n: int, line: str) -> bool:
         if (m := _DOWN.search(line)):
             self.ctx.emit(PeerLost, n, line, peer=m["task"].rstrip(","), reason="exited")
+        elif _TASK_DIED.search(line):
+            self.ctx.emit(PeerLost, n, line, peer="another task", reason="exited")
         elif (m := _ABORTED.search(line)) or (m := _RING.search(line)):
             if _TIMEOUT_WORDS.search(m["why"]):
                 self.ctx.emit(CollectiveTimeout, n, line, backend="tensorflow", op="collective")
