@@ -41,6 +41,9 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("signal", re.compile(r"terminate called after throwing an instance of")),
     # Windows' segmentation fault: "CNTK: Caught Win32 exception 0xc0000005: Access violation." (CNTK#913)
     ("signal", re.compile(r"\bAccess violation\b")),
+    # UCX's crash handler (ucs/debug): "==== backtrace (tid:  22472) ====" opens the stack it prints on a fatal signal
+    # or a failed assertion, nothing else; the signal's own line may be missing from a paste (ucx#3776, held-out LI)
+    ("signal", re.compile(r"(?:^|[:>])\s*==== backtrace(?: \(tid:\s*\d+\))? ====\s*$")),
     ("error", re.compile(r"\b(?:ERROR|FATAL|Fatal errors?|fatal errors?)\b|\b[Ee]rror:")),
     # an error message that opens a line with "Error <doing>" and no colon: Hydra's "Error merging 'config.yaml' with
     # schema", "Error executing job with overrides: [...]", "Error instantiating ...", "Error locating target ..."
@@ -72,6 +75,10 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # nccl-tests' "Test CUDA failure common.cu:941 '...'", CUDA samples' "CUDA error at bandwidthTest.cu:256 code=802"
     ("error", re.compile(r"\b(?:CUDA|Cuda) (?:error|failure)(?: \d+)?(?: at)? (?:\S+\.(?:cuh?|cc|cpp|c|h):\d+|'[^']+')")),
 )
+# glog's severities E and F in the short form NIXL and other C++ libraries print, no time stamp: "E ucx_utils.cpp:585]
+# VRAM memory is detected as host by UCX." (TensorRT-LLM#18373, nixl#1628, held-out batch LL). Read on the raw line:
+# the host/rank prefix reader takes a lone capital for a prefix.
+SHORT_SEVERITY = re.compile(r"^\s*[EF] [\w./-]+\.(?:cc|cpp|c|h|hpp):\d+\]?\s")
 # NCCL's NCCLCHECK trace at INFO level: a call returned a failing ncclResult_t (1 cuda .. 6 remote error).
 NCCL_TRACE = re.compile(r"NCCL INFO [\w/.\-]+\.(?:cc|cu|h|c|cpp):\d+(?: \([\w:~<>]+\))? -> [1-6]\b")   # 2.2x+: "(func)"
 TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
@@ -126,7 +133,7 @@ def classify(line: str) -> str:
         return ""
     if "NETLINK" in rest and any(notice in rest for notice in NOTHING_HERE.values()):
         return ""
-    return next((form for form, pattern in FORMS if pattern.search(rest)), "")
+    return next((form for form, pattern in FORMS if pattern.search(rest)), "error" if SHORT_SEVERITY.match(line) else "")
 
 
 class ErrorLines(LineProbe):
@@ -134,7 +141,7 @@ class ErrorLines(LineProbe):
     yields = ("log.error_line",)
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
                 "Failed", "Failure", "Fatal: ", "non-zero", "has been aborted", "[error]", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
-                "SIGBUS", "SIGKILL", "Access violation", "Process received signal", "terminate called", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
+                "SIGBUS", "SIGKILL", "Access violation", "==== backtrace", "detected as host by UCX", "Process received signal", "terminate called", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
                 "warning only", "WARNING ONLY", "Warning only", "--------------------",
                 "ncompatible", "CUDA error", "Cuda error", "CUDA failure", "Cuda failure")
 
