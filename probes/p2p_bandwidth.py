@@ -14,6 +14,9 @@ Sample input:
     Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)
        D\\D     0      1
          0 673.49   2.60
+
+A paste often starts at the matrices (the title, device and "CAN Access Peer" lines left out): the connectivity
+matrix then says which pairs are peer-capable (1), and the run is read the same (aikitoria/open-gpu-kernel-modules#9).
 """
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ _SECTIONS = (
     ("lat_disabled", lazy_compile(r"^P2P=Disabled Latency")),
     ("lat_enabled", lazy_compile(r"^P2P=Enabled Latency")),
 )
+_BANDWIDTH = lazy_compile(r"^(?:Uni|Bi)directional P2P=(?:Disabled|Enabled) Bandwidth")
 SLOWER = 0.5        # a peer-capable pair whose direct copy runs below half the staged copy: P2P is broken
 
 
@@ -45,8 +49,10 @@ class P2pBandwidthTest(DocumentProbe):
 
     @classmethod
     def sniff(cls, head: str) -> bool:
-        lines = head.splitlines()[:400]
-        return any(_TITLE in x or _PEER.match(x.strip()) for x in lines)
+        lines = [x.strip() for x in head.splitlines()[:400]]
+        if any(_TITLE in x or _PEER.match(x) for x in lines):
+            return True
+        return any(_SECTIONS[0][1].match(x) for x in lines) and any(_BANDWIDTH.match(x) for x in lines)
 
     def parse(self, text: str, ctx: ParseContext) -> None:
         devices: set[int] = set()
@@ -55,6 +61,7 @@ class P2pBandwidthTest(DocumentProbe):
         headers: dict[str, tuple[int, str]] = {}
         last = ""
         section, first = "", (0, "")
+        lines: dict[int, tuple[int, str]] = {}      # connectivity matrix row -> its line
         for number, line in enumerate(text.splitlines(), start=1):
             stripped = line.strip()
             m = _DEVICE.match(stripped)
@@ -79,6 +86,12 @@ class P2pBandwidthTest(DocumentProbe):
             if m and section:
                 for col, value in enumerate(m["values"].split()):
                     rows[section][(int(m["row"]), col)] = float(value)
+                if section == "connectivity":
+                    lines[int(m["row"])] = (number, line)
+        if not peer and rows.get("connectivity"):      # a paste without the "CAN Access Peer" lines: the matrix says it
+            peer = {(a, b): lines[a] for (a, b), v in rows["connectivity"].items() if a != b and v == 1 and a in lines}
+            devices.update(a for a, _ in rows["connectivity"])
+            first = first if first[0] else headers["connectivity"]
         if not first[0]:
             return
         self._emit(ctx, peer, rows, devices, headers, first, last)
