@@ -27,6 +27,7 @@ from probes.dev_shm import ShmLines
 from probes.env_vars import EnvVars
 from probes.ethtool_info import EthtoolInfo
 from probes.error_lines import NOTHING_HERE, ErrorLines
+from probes.gpu_buffers import GpuBufferSigns
 from probes.job_outcome import JobOutcomes
 from probes.expectations import Expectations
 from probes.flight_recorder import FlightRecorderDump
@@ -153,6 +154,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     MeshProxyDenials,   # Istio/Envoy sidecars refusing a connection by policy (rbac_access_denied)
     ErrorLines,         # error-looking lines of any origin: the report lists those no rule explained
     JobOutcomes,        # a run's own record of how it ended (MLPerf's run_stop status)
+    GpuBufferSigns,     # GPU memory handed to MPI, UCX or NIXL (OSU -d cuda, ucx_perftest -m cuda, NIXL VRAM)
 )
 
 DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (

@@ -27,7 +27,7 @@ from doctor.facts.launch import ProxyDenied
 from doctor.facts.launch import InitStep, InitStopped
 from doctor.facts.gpu import FabricManagerState
 from doctor.facts.gpu import GpuDiagnostic
-from doctor.facts.logline import ErrorLine, JobOutcome, SurvivedLine
+from doctor.facts.logline import ErrorLine, GpuBuffers, JobOutcome, SurvivedLine
 from doctor.facts.memory import MemorySnapshot
 from doctor.facts.hostconf import Firmware, FirmwareFault, FirmwareSkew, FirmwareWarning, KnownBug, MtuSkew, NetLink, RouteConflict
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
@@ -101,7 +101,7 @@ _ALL: tuple[type[Fact], ...] = (
     FirmwareWarning,
     FirmwareFault,
     # gathering
-    ProbeStatus, ErrorLine, JobOutcome, SurvivedLine,
+    ProbeStatus, ErrorLine, JobOutcome, SurvivedLine, GpuBuffers,
     # whole job (doctor cluster) and what it derives
     ClusterRank, NodeInfo, RendezvousResult, PairReach, BusBandwidth, PairBandwidth, RankTiming,
     NodeSkew, SlowLink, Straggler, BusbwCheck, PcieSummary, JobIbSummary,

@@ -30,3 +30,13 @@ class SurvivedLine(Fact):
 
     KIND = "log.survived"
     read_as: str = ""
+
+
+@fact
+class GpuBuffers(Fact):
+    """The job hands GPU memory to a communication library other than NCCL (MPI, UCX, NIXL): an OSU test run with
+    device buffers, ucx_perftest with CUDA memory, NIXL registering VRAM. Context for that library's settings.
+    library: mpi | ucx | nixl."""
+
+    KIND = "job.gpu_buffers"
+    library: str = ""
