@@ -183,6 +183,10 @@ NARROWING_SIGNS: dict[str, tuple[str, Test]] = {
     # stack's own start-up footprint grown by tens of MiB (pytorch#175666), or two workers placed on one GPU
     "engine_memory_short_at_start": ("log.error_line",
                                      lambda f: "on startup is less than desired GPU memory utilization" in str(f.get("text"))),
+    # NIXL's "VRAM memory is detected as host by UCX" (its UCX backend found no CUDA memory domain): UCX in this process
+    # has no CUDA support - UCX_TLS leaves the cuda transports out (TensorRT-LLM#18373), the wheel's UCX modules are not
+    # found (nixl#1628: UCX_MODULE_DIR), or UCX was built without CUDA
+    "ucx_without_cuda": ("log.error_line", lambda f: "detected as host by UCX" in str(f.get("text"))),
     # NCCL's bare "invalid usage" (ncclInvalidUsage, "run with NCCL_DEBUG=WARN for details"): NCCL refused a call or a
     # setting and its WARN line, which names which, is not in the input. Last: any sign above says more.
     "nccl_invalid_usage": ("nccl.error", lambda f: f.get("code") == "invalid_usage"),
@@ -220,6 +224,8 @@ NARROWING_NOTES: dict[str, str] = {
     "engine_memory_short_at_start": "the engine found less free GPU memory at start than it was told to use: "
                                     "another process holding memory on that GPU, the stack's own start-up footprint "
                                     "grown, or two workers on one GPU",
+    "ucx_without_cuda": "UCX in this process has no CUDA support, so GPU memory cannot be registered: UCX_TLS leaves "
+                        "the cuda transports out, UCX's CUDA modules are not found, or this UCX was built without CUDA",
     "nccl_invalid_usage": "NCCL refused the call or a setting (ncclInvalidUsage) without saying which here: two ranks "
                           "on one GPU, an NCCL_* variable it rejects, or no network transport it may use",
     "ib_retries_exceeded": "the HCA ran out of retries reaching its peer: the two NICs cannot talk (a port, the path, "
