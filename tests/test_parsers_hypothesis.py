@@ -27,7 +27,7 @@ FORMAT_FRAGMENTS = (
     "root@worker-0:/app# ", "$ ", "hostname", "cat /etc/hosts", "echo $MASTER_ADDR", "127.0.0.1", "::1", "10.0.0.2",
     "unlimited", "64", "max locked memory       (kbytes, -l) ", "[rank3]:", "host-1:1234:5678 [0] ", "[default0]:",
     "2.18.5", "12.1", "29500", "ms", "GiB", "%", "=", ":", "(", ")", "[", "]", "\\", "'", '"', "-1", "0x1f", "nan",
-    "torchrun --nnodes=2 --nproc_per_node=8 train.py",
+    "torchrun --nnodes=2 --nproc_per_node=8 train.py", "ucx_perftest -t tag_bw -m cuda 10.0.0.2",
 )
 VOCABULARY = tuple(sorted({t for probe in LINE_PROBES for t in probe.triggers})) + FORMAT_FRAGMENTS
 EXAMPLES = int(os.environ.get("DOCTOR_FUZZ_EXAMPLES", "25"))   # raise it for a longer local run
