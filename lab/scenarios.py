@@ -106,6 +106,7 @@ STORE_WAIT = r"DistStoreError: wait timeout after \d+ms"
 MESH_REFUSED = r"RuntimeError: Gloo connectFullMesh failed .*Connection refused, remote=\[{}\]"
 MESH_TIMEOUT = r"RuntimeError: Gloo connectFullMesh failed .*Connect timeout"
 IN_USE = r"DistNetworkError: The server socket has failed to listen .*EADDRINUSE"
+PING_FOREIGN = r"TCP client failed to connect/validate to host .*Ping failed, invalid value returned from server"
 RECV_TIMEOUT = r"\[rank{}\]: RuntimeError: .*Timed out waiting 6000ms for recv operation"
 TORCHRUN = r"torch/distributed/run\.py"
 
@@ -171,6 +172,14 @@ SCENARIOS: list[Scenario] = [
              + (Proc("jobB-torchrun.log", LAUNCHER + ("--nnodes", "1", "--nproc-per-node", "2",
                      "--master-addr", "127.0.0.1", "--master-port", "{port}") + WORKER[1:] + T, {}, None, 3.0),),
              expect=(IN_USE, TORCHRUN)),
+    Scenario("store-port-held-by-other-service", "port_in_use", "crash",
+             "Another program (a TCP service that greets every client with a banner) listens on "
+             "MASTER_PORT; 1 s later the 2-rank job starts: rank 0 cannot bind the store port "
+             "(EADDRINUSE), rank 1 connects to the other program and its store ping gets a "
+             "foreign answer ('Ping failed, invalid value returned from server') until it times out.",
+             (Proc("other-service.log", ("{python}", "-m", "lab.other_service", "{port}", "12")),)
+             + tuple(Proc(p.log, p.argv, p.env, p.node, 1.0) for p in ranks(2, *T)),
+             expect=(IN_USE, PING_FOREIGN)),
     Scenario("rank-never-joins", "rank_config_error", "init_timeout",
              "WORLD_SIZE=3 but only ranks 0 and 1 are started: the store waits for a third client.",
              ranks(3, *T, started=2), expect=(JOINED.format("2/3"), STORE_WAIT)),

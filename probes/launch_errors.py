@@ -34,6 +34,12 @@ _BARRIER_KEY = lazy_compile(r"store_based_barrier_key:(?P<group>\d{1,6})")
 _GLOO_LOOPBACK = lazy_compile(r"Unable to resolve hostname to a \(local\) address\. Using the loopback")   # often wrapped after 'loopback'
 _CLIENT_FAILED = lazy_compile(r"client socket has failed to connect to (?:any local network address|\[(?P<bhost>[^\]\s]+)\]:(?P<bport>\d+)"
                               r"|(?P<host>[^\]\s]+?):(?P<port>\d+))")   # [::ffff:10.0.0.1]:29500: the brackets hold the host
+# torch's c10d client (2.3+) pings the store after it connects; a reply that is not its own number means the port is
+# answered by another program, not this job's TCPStore: "TCP client failed to connect/validate to host 127.0.0.1:30325
+# - retrying (...): Ping failed, invalid value returned from server. Expected: 297731, Got: 68681728"
+# (TensorRT-LLM#10374, held-out batch LR; recorded in fixtures/incidents/store-port-held-by-other-service)
+_PING_FOREIGN = lazy_compile(r"failed to connect/validate to host \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)\b.*"
+                             r"Ping failed, invalid value returned from server")
 # torch's c10d client retrying ("The server socket on [h]:p is not yet listening"), and Paddle's TCPStore client
 # (tcp_utils.cc: "Retry to connect to 0.1.68.146:63314 while the server is not yet listening.", Paddle#48421)
 _NOT_LISTENING = lazy_compile(r"(?:server socket on|Retry to connect to) \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)"
@@ -162,6 +168,7 @@ class LaunchErrors(LineProbe):
         super().__init__(ctx)
         self.gloo_pending: tuple[int, str] | None = None
         self.retries_seen: set[str] = set()
+        self.foreign_seen: set[tuple[str, str]] = set()   # store addresses answered by another program
         self.bind_head: tuple[int, str, int] | None = None    # a wrapped bind message's first line: (line, host, port)
 
     def feed(self, line_no: int, line: str) -> None:
@@ -185,6 +192,12 @@ class LaunchErrors(LineProbe):
         m = _NOT_LISTENING.search(line)
         if m:
             return self._connect(n, line, m["host"], m["port"], "refused", "store")
+        m = _PING_FOREIGN.search(line)
+        if m:           # one fact per address: the client retries every half second until its timeout
+            if (m["host"], m["port"]) not in self.foreign_seen:
+                self.foreign_seen.add((m["host"], m["port"]))
+                self._connect(n, line, m["host"], m["port"], "misdirected", "store")
+            return True
         m = _CLIENT_FAILED.search(line)
         if m:
             return self._connect(n, line, m["bhost"] or m["host"] or "", m["bport"] or m["port"] or "-1", _outcome(line), "store")

@@ -16,7 +16,8 @@ PROCESS_GROUP_SETUP = frozenset({
 
 @fact
 class ConnectError(Fact):
-    """A connection to a peer or store failed. outcome: refused|timeout|unreachable|reset|aborted|other."""
+    """A connection to a peer or store failed. outcome: refused|timeout|unreachable|reset|aborted|misdirected (reached a
+    process that is not the peer or store: MPI's wrong process, a store port answered by another program)|other."""
 
     KIND = "net.connect_error"
     host: str = ""

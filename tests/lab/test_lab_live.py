@@ -81,6 +81,18 @@ def test_peer_exit_on_loopback(tmp_path: Path) -> None:
     check_doctor(out, tmp_path)
 
 
+def test_store_port_held_by_another_program(tmp_path: Path) -> None:
+    """No namespaces needed: a TCP service holds MASTER_PORT; rank 1's store ping gets its banner back."""
+    out = run_live("store-port-held-by-other-service", tmp_path)
+    rank1 = (out / "rank1.log").read_text()
+    assert "Ping failed, invalid value returned from server" in rank1
+    assert "EADDRINUSE" in (out / "rank0.log").read_text()
+    check_doctor(out, tmp_path)
+    # rank 1's log alone, the way a worker's log is often all that is uploaded: still the port, not a missing rank 0
+    cause, report = doctor_top_cause(out / "rank1.log", tmp_path)
+    assert cause == "port_in_use", report
+
+
 @pytest.mark.netns
 @pytest.mark.needs("netns")
 def test_second_nic_in_the_subnet_takes_the_route(tmp_path: Path) -> None:
