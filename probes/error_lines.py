@@ -111,7 +111,11 @@ NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|errors?\s*[:=]\s*0\b"
                         r"|module verification failed: signature and/or required key missing"
                         # PyTorch's quickstart tutorial's evaluation heading, its figures on the next line ("Test Error: \n
                         # Accuracy: 47.1%, Avg loss: 1.43"): a test set's error rate, no failure (held-out batch FC)
-                        r"|^\s*Test Error:\s*$")
+                        r"|^\s*Test Error:\s*$"
+                        # Slurm's cancel with no reason after it: someone ran scancel ("slurmstepd: error: *** JOB 1809579
+                        # ON r8i3n1 CANCELLED AT 2021-05-23T08:45:57 ***", a benchmark stopped by hand: held-out batch LW).
+                        # "... DUE TO TIME LIMIT / NODE FAILURE / TASK FAILURE / PREEMPTION ***" names a reason: read
+                        r"|\*\*\* (?:JOB|STEP) [\w.+]+ ON \S+ CANCELLED AT \S+ \*\*\*\s*$")
 
 
 # What a tool prints when the host has none of its kind: no failure line (the live probes skip on the same text)
