@@ -19,6 +19,9 @@ from pathlib import Path
 import pytest
 from doctor_cli import run_doctor
 
+# A bare store connect timeout is read two ways (NET001 port_blocked, NET030 master_addr_wrong), nearly tied in the
+# fitted weights (6 and 5 cases of the base where both fire): these tests check that the line was read, not the tie.
+STORE_TIMEOUT = ("port_blocked", "master_addr_wrong")
 FAILURE = ("[rank1]: torch.distributed.DistNetworkError: The client socket has timed out after 10000ms "
            "while trying to connect to (10.0.0.1, 29500).\n")
 STEPS = "".join(f"[rank1]: step {i} loss 0.{i % 97:02d} lr 3e-4\n" for i in range(20000))
@@ -83,7 +86,7 @@ def test_truncated_gzip_is_read_as_far_as_it_goes(tmp_path: Path) -> None:
     path = tmp_path / "rank1.log.gz"
     path.write_bytes(whole[: len(whole) // 2])
     done = analyze(path, tmp=tmp_path / "tmp")
-    assert causes(done)[0] == "port_blocked"
+    assert causes(done)[0] in STORE_TIMEOUT
     assert report(done)["diagnoses"][0]["evidence"][0]["line"] == 1
 
 
@@ -105,7 +108,7 @@ def test_ten_megabyte_line_keeps_its_trigger(tmp_path: Path, scanner: str) -> No
     env = {"DOCTOR_SCANNER": scanner}
     done = analyze(path, tmp=tmp_path / "tmp", env=env)
     diagnosis = report(done)["diagnoses"][0]
-    assert diagnosis["cause"] == "port_blocked" and diagnosis["evidence"][0]["line"] == 1
+    assert diagnosis["cause"] in STORE_TIMEOUT and diagnosis["evidence"][0]["line"] == 1
 
 
 def test_hostile_tar_writes_nothing_outside(tmp_path: Path) -> None:
@@ -119,7 +122,7 @@ def test_hostile_tar_writes_nothing_outside(tmp_path: Path) -> None:
             info.type, info.linkname = kind, "/etc/passwd"
             tar.addfile(info)
     done = analyze(archive, tmp=tmp_path / "tmp")
-    assert causes(done)[0] == "port_blocked"
+    assert causes(done)[0] in STORE_TIMEOUT
     assert not outside.exists() and not (tmp_path / "escape.log").exists() and not (tmp_path / "escape2.log").exists()
     seen = inputs(done)
     assert "unsafe member name" in seen["../escape.log"]["reason"]
@@ -140,7 +143,7 @@ def test_member_over_the_cap_is_skipped_and_listed(tmp_path: Path) -> None:
         bundle.writestr("huge.log", b"0" * (8 * 2**20))      # compresses to a few kB: a small bomb
         bundle.writestr("rank1.log", FAILURE)
     done = analyze(archive, tmp=tmp_path / "tmp", env={"DOCTOR_MAX_MEMBER_BYTES": str(2**20)})
-    assert causes(done)[0] == "port_blocked"
+    assert causes(done)[0] in STORE_TIMEOUT
     huge = inputs(done)["huge.log"]
     assert huge["status"] == "skipped" and "member cap" in huge["reason"] and huge["bytes"] == 8 * 2**20
 
@@ -152,7 +155,7 @@ def test_folder_with_a_binary_and_a_log(tmp_path: Path) -> None:
     (folder / "b-zeros.dat").write_bytes(bytes(64 * 1024))  # NUL blocks look like an empty tar to tarfile
     (folder / "rank1.log").write_text(STEPS[:5000] + FAILURE)
     done = analyze(folder, tmp=tmp_path / "tmp")
-    assert causes(done)[0] == "port_blocked"
+    assert causes(done)[0] in STORE_TIMEOUT
     seen = inputs(done)
     assert seen["a-core.bin"]["status"] == seen["b-zeros.dat"]["status"] == "skipped"
     assert "binary" in seen["a-core.bin"]["reason"] and seen["rank1.log"]["status"] == "ok"

@@ -17,6 +17,9 @@ from pathlib import Path
 
 from hostile_run import refused_but_kept, run_capped
 
+# A bare store connect timeout is read two ways (NET001 port_blocked, NET030 master_addr_wrong), nearly tied in the
+# fitted weights (6 and 5 cases of the base where both fire): these tests check that the line was read, not the tie.
+STORE_TIMEOUT = ("port_blocked", "master_addr_wrong")
 FAILURE = ("[rank1]: torch.distributed.DistNetworkError: The client socket has timed out after 10000ms "
            "while trying to connect to (10.0.0.1, 29500).\n")
 
@@ -33,7 +36,7 @@ def _analyze_keeps_the_log(hostile: Path, tmp_path: Path, timeout: float = 60) -
     out = refused_but_kept(done, tmp_path / "tmp")
     assert done.returncode == 1, done.stderr[-2000:]
     report = json.loads(out)
-    assert report["diagnoses"][0]["cause"] == "port_blocked"
+    assert report["diagnoses"][0]["cause"] in STORE_TIMEOUT
     return {Path(i["path"]).name: i for i in report["inputs"]}
 
 
@@ -87,7 +90,7 @@ def test_one_bad_file_is_refused_and_the_rest_kept(tmp_path: Path) -> None:
     done = run_capped("analyze", "--json", *(str(tmp_path / n) for n in [*BAD_FILES, "inf.pickle"]),
                       str(_log(tmp_path)), tmp=tmp_path / "tmp")
     report = json.loads(refused_but_kept(done, tmp_path / "tmp"))
-    assert done.returncode == 1 and report["diagnoses"][0]["cause"] == "port_blocked"
+    assert done.returncode == 1 and report["diagnoses"][0]["cause"] in STORE_TIMEOUT
     seen = {Path(i["path"]).name: i for i in report["inputs"]}
     for name in BAD_FILES:
         assert seen[name]["status"] == "skipped" and "not read" in seen[name]["reason"], seen[name]
@@ -110,7 +113,7 @@ def test_folder_a_thousand_levels_deep(tmp_path: Path) -> None:
             deep.rmdir()
             deep = deep.parent
     report = json.loads(refused_but_kept(done, tmp_path / "tmp"))
-    assert done.returncode == 1 and report["diagnoses"][0]["cause"] == "port_blocked"
+    assert done.returncode == 1 and report["diagnoses"][0]["cause"] in STORE_TIMEOUT
     skipped = [i for i in report["inputs"] if i["status"] == "skipped"]
     assert len(skipped) == 1 and "levels of folders" in skipped[0]["reason"]
 
@@ -126,7 +129,7 @@ def test_folder_file_count_is_capped(tmp_path: Path) -> None:
     done = run_capped("analyze", "--json", str(folder), tmp=tmp_path / "tmp", timeout=90,
                       env={"DOCTOR_MAX_FILES": "1000"})      # the cap is 10,000; lowered to keep the test short
     report = json.loads(refused_but_kept(done, tmp_path / "tmp"))
-    assert done.returncode == 1 and report["diagnoses"][0]["cause"] == "port_blocked"
+    assert done.returncode == 1 and report["diagnoses"][0]["cause"] in STORE_TIMEOUT
     skipped = [i for i in report["inputs"] if i["status"] == "skipped"]
     assert len(skipped) == 1 and "files in the upload" in skipped[0]["reason"], skipped[:3]
     assert len(report["inputs"]) == 1001

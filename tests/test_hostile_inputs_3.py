@@ -16,6 +16,9 @@ from pathlib import Path
 
 from hostile_run import REPO, refused_but_kept, run_capped
 
+# A bare store connect timeout is read two ways (NET001 port_blocked, NET030 master_addr_wrong), nearly tied in the
+# fitted weights (6 and 5 cases of the base where both fire): these tests check that the line was read, not the tie.
+STORE_TIMEOUT = ("port_blocked", "master_addr_wrong")
 FAILURE = ("[rank1]: torch.distributed.DistNetworkError: The client socket has timed out after 10000ms "
            "while trying to connect to (10.0.0.1, 29500).\n")
 
@@ -104,7 +107,7 @@ def test_fifo_and_device_arguments_are_refused_in_one_line(tmp_path: Path) -> No
                       timeout=20)
     refused_but_kept(done, tmp_path / "tmp")
     report, seen = _inputs(done)
-    assert done.returncode == 1 and report["diagnoses"][0]["cause"] == "port_blocked"
+    assert done.returncode == 1 and report["diagnoses"][0]["cause"] in STORE_TIMEOUT
     assert "not a regular file" in seen["pipe.log"]["reason"] and "not a regular file" in seen["zero"]["reason"]
 
 
