@@ -94,6 +94,7 @@ from probes.ibdev2netdev import Ibdev2netdev
 from probes.reachability import ReachabilityReport
 from probes.remote_shell import RemoteShell
 from probes.tensorflow import TensorFlow
+from probes.hccl import Hccl
 from probes.topo_matrix import TopoMatrix
 from probes.pip_list import PipList
 from probes.traceback_frames import TracebackFrames
@@ -102,6 +103,7 @@ from probes.versions import Versions
 
 LINE_PROBES: tuple[type[LineProbe], ...] = (
     LaunchErrors,       # rendezvous, store, gloo/NCCL socket connects, bind, resolve, ranks/devices
+    Hccl,               # Ascend HCCL's port bound, HCCL_SOCKET_IFNAME missing, heartbeat lost
     NcclLogProbe,       # NCCL_DEBUG INFO: version, net, interfaces, GDR, channels
     NcclCommRanks,      # NCCL's communicator-init lines: rank, communicator, GPU bus id
     NcclErrors,         # NCCL result codes, WARN lines, failed shm/ibv calls
