@@ -41,12 +41,11 @@ _CLIENT_FAILED = lazy_compile(r"client socket has failed to connect to (?:any lo
 _PING_FOREIGN = lazy_compile(r"failed to connect/validate to host \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)\b.*"
                              r"Ping failed, invalid value returned from server")
 # torch's c10d client retrying ("The server socket on [h]:p is not yet listening"), and Paddle's TCPStore client
-# (tcp_utils.cc: "Retry to connect to 0.1.68.146:63314 while the server is not yet listening.", Paddle#48421)
-_NOT_LISTENING = lazy_compile(r"(?:server socket on|Retry to connect to) \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)"
-                              r"(?: is| while the server is) not yet listening")
-# the same client when a connect attempt itself timed out (ETIMEDOUT: no answer at that address, not a refusal):
+# (tcp_utils.cc: "Retry to connect to 0.1.68.146:63314 while the server is not yet listening.", Paddle#48421): refused.
+# The same client when a connect attempt itself timed out (ETIMEDOUT: no answer at that address, not a refusal):
 # "The server socket on [::ffff:10.4.6.125]:63617 has timed out, will retry." (vllm-metal#625, held-out batch LS)
-_CONNECT_ATTEMPT_TIMED_OUT = lazy_compile(r"server socket on \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+) has timed out, will retry")
+_NOT_LISTENING = lazy_compile(r"(?:server socket on|Retry to connect to) \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d+)"
+                              r"(?:(?: is| while the server is) not yet listening|(?P<timed_out> has timed out, will retry))")
 # The rendezvous timing out is the exception itself, raised or reported ("raise RendezvousTimeoutError",
 # "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError[: ...]"), not a line that names its type: torch's
 # elastic agent warns "... has failed to send a keep-alive heartbeat to the rendezvous '2092' due to an error of type
@@ -194,10 +193,7 @@ class LaunchErrors(LineProbe):
             return self._connect(n, line, "", "-1", _outcome(m["err"]), "store")
         m = _NOT_LISTENING.search(line)
         if m:
-            return self._connect(n, line, m["host"], m["port"], "refused", "store")
-        m = _CONNECT_ATTEMPT_TIMED_OUT.search(line)
-        if m:
-            return self._connect(n, line, m["host"], m["port"], "timeout", "store")
+            return self._connect(n, line, m["host"], m["port"], "timeout" if m["timed_out"] else "refused", "store")
         m = _PING_FOREIGN.search(line)
         if m:           # one fact per address: the client retries every half second until its timeout
             if (m["host"], m["port"]) not in self.foreign_seen:
