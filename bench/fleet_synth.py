@@ -35,7 +35,6 @@ class Template:
 TEMPLATES: dict[str, Template] = {t.incident: t for t in (
     Template("healthy-2node-netns", "healthy", {"node0.log": 0, "node1.log": 1}, {"node0": 0, "node1": 1}),
     Template("healthy-loopback", "healthy", {"rank0.log": 0, "rank1.log": 1}),
-    Template("healthy-nccl-ib-gdr-2node", "healthy", {"node-a.log": 0, "node-b.log": 1}, {"node-a": 0, "node-b": 1}),
     Template("gloo-ifname-missing-netns", "program", {"node0.log": 0, "node1.log": 1}, {"node0": 0, "node1": 1}),
     Template("store-port-dropped-netns", "program", {"node0.log": 0, "node1.log": 1}, {"node0": 0, "node1": 1}),
     Template("rank-skips-collective", "program", {"rank0.log": 0, "rank1.log": 1}),

@@ -35,7 +35,7 @@ class Bare(App):
 
 Bare().run()
 """
-DEMO = "fixtures/incidents/tui-demo"
+DEMO = "fixtures/format-examples/tui-demo"
 
 
 def measure(command: str, marks: dict[str, str]) -> dict[str, float]:

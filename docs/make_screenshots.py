@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DEMO = "fixtures/incidents/tui-demo"
+DEMO = "fixtures/format-examples/tui-demo"
 SIZE = (120, 40)
 WIDTH_PX = 1400
 

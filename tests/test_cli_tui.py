@@ -24,5 +24,5 @@ def test_missing_path_is_one_line_exit_2(doctor_cli) -> None:
 
 
 def test_without_a_terminal_it_points_to_analyze(doctor_cli) -> None:
-    result = doctor_cli("tui", "fixtures/incidents/tui-demo")
+    result = doctor_cli("tui", "fixtures/format-examples/tui-demo")
     assert result.returncode == 2 and "doctor analyze" in result.stderr and "Traceback" not in result.stderr

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 # a real case whose only input is the topology the reporter posted (GPUs behind the CPU, no NVLink): P2P was broken
 QUIET_CASE = REPO / "fixtures" / "cases" / "p2p-nccl-2079" / "input"
 HEALTHY_RUN = REPO / "fixtures" / "cases" / "healthy-lab-doctor-collect" / "input"
-FAILING = REPO / "fixtures" / "incidents" / "accelerate-machine-rank-duplicate"
+FAILING = REPO / "fixtures" / "format-examples" / "accelerate-machine-rank-duplicate"
 
 
 def test_a_quiet_input_is_healthy_and_says_what_to_check_if_it_failed(doctor_cli) -> None:

@@ -1,5 +1,6 @@
-"""Every incident (fixtures/incidents/<name>/, answer in <name>.expected.yaml beside it) is diagnosed: the expected
-cause on top, or, for a healthy run, nothing at or above 0.5."""
+"""Every incident (fixtures/incidents/<name>/, answer in <name>.expected.yaml beside it) and every hand-written format
+example (fixtures/format-examples/, same layout; not cases: never fitted or scored) is diagnosed: the expected cause on
+top, or, for a healthy run, nothing at or above 0.5."""
 from __future__ import annotations
 
 import json
@@ -10,8 +11,10 @@ import yaml
 
 from doctor.diagnose import diagnose_files
 
-INCIDENTS = Path(__file__).resolve().parents[1] / "fixtures" / "incidents"
-CASES = sorted(p.with_name(p.name.removesuffix(".expected.yaml")) for p in INCIDENTS.glob("*.expected.yaml"))
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+INCIDENTS = FIXTURES / "incidents"
+CASES = sorted(p.with_name(p.name.removesuffix(".expected.yaml"))
+               for root in (INCIDENTS, FIXTURES / "format-examples") for p in root.glob("*.expected.yaml"))
 HEALTHY_BELOW = 0.5
 NEAR_TIE = 0.05     # the expected cause second, this close to the first: the input does not separate the two, and the
 # report shows both with the check that tells them apart (a bare store timeout: port_blocked or master_addr_wrong)
@@ -22,6 +25,15 @@ def on_top(got: list[tuple[str, float]], accept: set[str]) -> bool:
     if got and got[0][0] in accept:
         return True
     return len(got) > 1 and got[1][0] in accept and got[0][1] - got[1][1] <= NEAR_TIE
+
+
+def shown(case: Path, got: list[tuple[str, float]], accept: set[str]) -> bool:
+    """A recording: the expected cause on top (or in a near tie). A hand-written example only shows that its lines are
+    read, so its cause is among the first three: its label was chosen by whoever wrote it, and where the text does not
+    separate two causes (a bare store timeout: port_blocked or master_addr_wrong) the fit on real cases ranks them."""
+    if case.parent.name == "format-examples":
+        return any(cause in accept for cause, _ in got[:3])
+    return on_top(got, accept)
 
 
 def answer(case: Path) -> dict:
@@ -37,13 +49,13 @@ def test_incident_top_cause(case: Path) -> None:
         assert all(conf < HEALTHY_BELOW for _, conf in got), got
         return
     accept = {expected["cause"], *(expected.get("also_acceptable") or [])}
-    assert on_top(got, accept), f"{case.name}: want {accept}, got {got}"
+    assert shown(case, got, accept), f"{case.name}: want {accept}, got {got}"
     assert report.diagnoses[0].evidence, "the top diagnosis must quote its evidence"
 
 
 def test_readme_main_job_prints_cause_evidence_and_fix(doctor_cli) -> None:
     """`doctor analyze fixtures/incidents/<any>` prints the right cause, its evidence line and the fix."""
-    case = next(c for c in CASES if answer(c)["cause"] != "healthy")
+    case = next(c for c in CASES if c.parent == INCIDENTS and answer(c)["cause"] != "healthy")
     expected = answer(case)
     proc = doctor_cli("analyze", str(case))
     assert proc.returncode == 1, proc.stderr

@@ -16,7 +16,7 @@ def parse(text: str) -> list:
 
 
 def test_nic_columns_use_the_legend_names() -> None:
-    facts = parse((REPO / "fixtures/incidents/tui-demo/nvidia-smi-topo.txt").read_text())
+    facts = parse((REPO / "fixtures/format-examples/tui-demo/nvidia-smi-topo.txt").read_text())
     nics = {(f.gpu, f.nic): f.link for f in facts if f.KIND == "topo.nic"}
     assert nics == {(0, "mlx5_0"): "PXB", (0, "mlx5_1"): "SYS", (1, "mlx5_0"): "PXB", (1, "mlx5_1"): "SYS",
                     (2, "mlx5_0"): "SYS", (2, "mlx5_1"): "PXB", (3, "mlx5_0"): "SYS", (3, "mlx5_1"): "PXB"}

@@ -2,7 +2,7 @@
 
 PyTorch quotes NCCL's last WARN under "Last error:" in its exception text. Once error_lines read "Error while
 creating shared memory segment ..." at the start of a line (an error opening "Error <doing>", Lightning#15545), the
-quote in fixtures/incidents/tui-demo (rank1-nccl.log:39) would have been listed as unexplained although the /dev/shm
+quote in fixtures/format-examples/tui-demo (rank1-nccl.log:39) would have been listed as unexplained although the /dev/shm
 rule cites the WARN it repeats (line 20).
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def test_the_last_error_quote_of_a_cited_warn_is_explained() -> None:
-    report = diagnose_files([str(REPO / "fixtures" / "incidents" / "tui-demo")])
+    report = diagnose_files([str(REPO / "fixtures" / "format-examples" / "tui-demo")])
     assert report.diagnoses[0].cause == "shm_too_small"
     listed = [(Path(e.source).name, e.line) for e in report.unexplained_lines]
     assert ("rank1-nccl.log", 39) not in listed

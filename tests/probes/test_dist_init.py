@@ -37,7 +37,7 @@ def test_paddle_nccl_context_and_c10d_store_retry() -> None:
 
 def test_a_log_that_goes_on_past_init_is_no_init_stop() -> None:
     """DeepSpeed's step and timer lines after init (a lab run), Lightning's 'All distributed processes registered'."""
-    assert stops(ROOT / "fixtures" / "incidents" / "deepspeed-single-node-healthy") == []
+    assert stops(ROOT / "fixtures" / "format-examples" / "deepspeed-single-node-healthy") == []
     assert stops(CASES / "healthy-lightning-18059-ddp-start" / "input") == []
 
 

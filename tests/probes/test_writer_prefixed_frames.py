@@ -20,7 +20,7 @@ TORCHX_RAY_TRACE = """\
 (CommandActor pid=2809)   File "/home/ray/anaconda3/lib/python3.9/site-packages/torch/distributed/elastic/metrics/api.py", line 125, in wrapper
 """
 
-# fixtures/incidents/accelerate-machine-rank-duplicate: a rank's traceback through the store barrier of process-group setup
+# fixtures/format-examples/accelerate-machine-rank-duplicate: a rank's traceback through the store barrier of process-group setup
 RANK_TRACE = """\
 [rank8]:   File "/opt/conda/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py", line 4142, in _store_based_barrier
 [rank8]:     raise DistStoreError(  # noqa: TRY200

@@ -9,7 +9,7 @@ from typing import Any, Awaitable, Callable, Iterator
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-DEMO = "fixtures/incidents/tui-demo"
+DEMO = "fixtures/format-examples/tui-demo"
 SIZE = (120, 40)
 
 # a worker's log and its environment dump, in torch 2.x c10d wording; PORT is filled in per test
