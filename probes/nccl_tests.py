@@ -30,10 +30,13 @@ _DEVICE_V1 = lazy_compile(r"^\s*#?\s*Rank\s+(?P<r>\d+)\s+uses device\s+(?P<d>\d+
 _ROW = lazy_compile(r"^\s*\d+\s+\d+\s+(?:float|half|double|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8\w*)\s+\w+\s")
 # the summary; also without its '#', as a paste rendered by Markdown prints it (a line opening with '# ' is a heading)
 _AVG = lazy_compile(r"(?:^\s*|#\s*)Avg bus bandwidth\s*:\s*(?P<bw>[\d.]+)")
-_WRONG = lazy_compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)")
+_WRONG = lazy_compile(r"(?:^\s*|#\s*)Out of bounds values\s*:\s*(?P<n>\d+)")
 _NRANKS = lazy_compile(r"nranks (?P<n>\d+)")
 MAX_PREFIXES = 4096     # NCCL line prefixes remembered (processes x threads): bounded on hostile input
-_COLUMNS = lazy_compile(r"#\s*size\s+count\s+type\s+redop(?P<root>\s+root)?")
+# the column header, with or without its '#' and redop/root columns (nccl-tests before 2019 printed neither for
+# all_gather, and a largest 'error' where newer ones count '#wrong')
+_COLUMNS = lazy_compile(r"^\s*#?\s*size\s+count\s+type\b(?:\s+redop(?P<root>\s+root)?)?")
+OUT_OF_BOUNDS = 0.05    # a largest error this big is beyond nccl-tests' bounds for every type (1e-2 for half at most)
 _LIBRARY = lazy_compile(r"#\s*nccl-tests version \S+ nccl-headers=\d+ nccl-library=(?P<code>\d+)")
 # nccl-tests' own CUDACHECK/NCCLCHECK/TESTCHECK reports: "<host>: Test CUDA failure common.cu:941 'system not yet
 # initialized'", " .. <host> pid 54340: Test failure common.cu:891"
@@ -55,7 +58,7 @@ class NcclTests(LineProbe):
         self.nccl_hosts: set[str] = set()  # hosts in NCCL's own 'host:pid:tid [dev] NCCL ...' prefixes of this output
         self.nccl_heads: dict[str, str] = {}   # such a prefix -> its host ('' when the line is no NCCL_DEBUG line)
         self.anchor: tuple[int, str] | None = None
-        self.wrong_column = True          # '#wrong' (counts); nccl-tests before 2019 printed a max 'error' instead
+        self.wrong_column = True          # '#wrong' (counts); nccl-tests before 2019 printed a largest 'error' instead
         self.root_column: bool | None = None   # nccl-tests since 2.10 print a root column after redop
         self.sizes: list[tuple[int, str, dict[str, float | int]]] = []
         self.summaries: list[float] = []   # every '# Avg bus bandwidth' of this output, in order
@@ -109,7 +112,7 @@ class NcclTests(LineProbe):
             s["rows"] = int(s["rows"]) + 1
             self._size_row(line_no, line, raw)
         elif (m := _COLUMNS.search(line)):
-            self.wrong_column, self.root_column = "#wrong" in line, bool(m["root"])
+            self.wrong_column, self.root_column = "error" not in line.split(), bool(m["root"])
         elif (m := _AVG.search(line)):
             s["avg"], s["complete"] = float(m["bw"]), True
             self.anchor = (line_no, raw)
@@ -149,18 +152,18 @@ class NcclTests(LineProbe):
         """size count type redop [root] time algbw busbw #wrong time algbw busbw #wrong: out-of-place figures,
         wrong elements of both columns."""
         tokens = line.split()
-        numbers = tokens[4:]
+        redop = "" if _number(tokens[3]) is not None else tokens[3]     # a word (sum, none...) when the column exists
+        numbers = tokens[4:] if redop else tokens[3:]
         has_root = self.root_column if self.root_column is not None else len(numbers) >= 9
-        if has_root:
+        if has_root and redop:
             numbers = numbers[1:]
         values = [_number(x) for x in numbers[:8]]
         if len(values) < 4 or values[0] is None or values[2] is None:
             return
-        self.section.append((int(tokens[0]), tokens[2], tokens[3]))
-        if tokens[3] == "sum" and values[1] is not None and values[1] >= 0.5:
+        self.section.append((int(tokens[0]), tokens[2], redop))
+        if redop == "sum" and values[1] is not None and values[1] >= 0.5:
             self.factors.append(values[2] / values[1])      # busbw / algbw of a row fast enough to read it from
-        wrong = sum(int(v) for v in (values[3], values[7] if len(values) > 7 else None)
-                    if v is not None and self.wrong_column)
+        wrong = sum(_wrong(v, self.wrong_column) for v in (values[3], values[7] if len(values) > 7 else None))
         self.state["wrong"] = int(self.state["wrong"]) + wrong
         self.sizes.append((line_no, raw, {"size": int(tokens[0]), "time_us": float(values[0]),
                                            "algbw": float(values[1] or 0), "busbw": float(values[2]), "wrong": wrong}))
@@ -233,6 +236,14 @@ def _spread(values: list[float]) -> float:
     """(max - min) / max of the summaries of one output: ~0 when several copies of one test each printed theirs."""
     top = max(values, default=0.0)
     return (top - min(values)) / top if len(values) > 1 and top > 0 else -1.0
+
+
+def _wrong(value: float | None, counted: bool) -> int:
+    """A result column's wrong elements: '#wrong' counts them; the older largest 'error' only says whether the column
+    was out of bounds, counted as one."""
+    if value is None:
+        return 0
+    return int(value) if counted else int(value >= OUT_OF_BOUNDS)
 
 
 def _number(token: str) -> float | None:
