@@ -16,7 +16,7 @@ NOT_REAL = ("fixtures/format-examples/", "fixtures/nodes/pcie-topology-slow-allr
 _VERDICT = "a measurement against a stated expectation; no public output with its expectation found yet"
 _CLUSTER = "cluster facts of `doctor cluster` across live nodes; no recording of a skewed cluster yet"
 WITHOUT_REAL_TEXT: dict[str, str] = {
-    "NCT001": _VERDICT, "NCT002": _VERDICT, "RDMA001": _VERDICT, "RDMA002": _VERDICT, "RDMA003": _VERDICT,
+    "NCT002": _VERDICT, "RDMA001": _VERDICT, "RDMA003": _VERDICT,
     "NSYS001": _VERDICT + " (nsys needs a GPU)", "NSYS002": _VERDICT + " (nsys needs a GPU)",
     "ENV004": _VERDICT + " with the NCCL settings it ran under",
     "TOPO002": _VERDICT + " on a PCIe-only topology",
