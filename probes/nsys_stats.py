@@ -9,7 +9,11 @@ Sample input (one or more reports, each a CSV table, optionally after a title or
     Start (ns),Duration (ns),CorrId,GrdX,...,Device,Ctx,Strm,Name                                       (cuda_gpu_trace)
 
 Older releases (2021.x: gpukernsum, cudaapisum, gputrace) name the columns "Time(%)", "Average" etc.;
-columns are found by name, so both read the same.
+columns are found by name, so both read the same. Without --format csv, nsys prints each report as columns aligned
+under a rule of dashes (" Time (%)  Total Time (ns)  Instances ... Name" then " --------  ---------------  ..."):
+the dashes give each column's span, the last one (Name) runs to the end of the line. Each report is named (its
+"Processing [...] with [.../cuda_gpu_kern_sum.py]" line or its " ** CUDA GPU Kernel Summary (cuda_gpu_kern_sum):"
+heading): the OS-runtime and NVTX summaries have the same columns as the CUDA API one and are not read as it.
 """
 from __future__ import annotations
 
@@ -39,25 +43,54 @@ def _header_kind(cells: list[str]) -> str:
     return ""
 
 
-def tables(text: str) -> Iterator[tuple[str, int, list[str], list[tuple[int, list[str]]]]]:
-    """(kind, header line number, header cells, [(line number, cells)]) for each known report in the text."""
+# each report's own name: in "Processing [x.sqlite] with [.../cuda_gpu_kern_sum.py]..." or "** ... (cuda_gpu_kern_sum):"
+_REPORT = lazy_compile(r"(?:/(?P<script>\w+)\.py\]|\*\*.*\((?P<heading>\w+)\):)")
+REPORT_KINDS = {"cuda_gpu_kern_sum": "kernels", "gpukernsum": "kernels", "cuda_api_sum": "api", "cudaapisum": "api",
+                "cuda_gpu_trace": "trace", "gputrace": "trace"}    # any other named report is not read
+_RULE = lazy_compile(r"^\s*-+(?:\s+-+)+\s*$")                     # the dashes under an aligned header
+
+
+def tables(text: str) -> Iterator[tuple[str, int, list[str], list[tuple[int, list[str], str]]]]:
+    """(kind, header line number, header cells, [(line number, cells, line)]) for each known report in the text, written
+    as CSV or as aligned columns."""
     lines = text.splitlines()
-    i = 0
+    report, i = "", 0
     while i < len(lines):
-        cells = next(csv.reader([lines[i]])) if lines[i].strip() else []
-        kind = _header_kind(cells) if "," in lines[i] else ""
+        if (m := _REPORT.search(lines[i])):
+            report = m["script"] or m["heading"]
+        aligned = i + 1 < len(lines) and bool(_RULE.match(lines[i + 1]))
+        split = _aligned_splitter(lines[i + 1]) if aligned else _csv_cells
+        cells = split(lines[i]) if lines[i].strip() and (aligned or "," in lines[i]) else []
+        kind = _header_kind(cells)
+        if kind and report:
+            kind = kind if REPORT_KINDS.get(report) == kind else ""
         if not kind:
             i += 1
             continue
         header_no, rows = i + 1, []
-        i += 1
-        while i < len(lines) and lines[i].strip() and "," in lines[i] and not lines[i].startswith(("Processing", "**")):
-            row = next(csv.reader([lines[i]]))
+        i += 2 if aligned else 1
+        while i < len(lines) and lines[i].strip() and (aligned or "," in lines[i]) \
+                and not lines[i].lstrip().startswith(("Processing", "**")):
+            row = split(lines[i])
             if _header_kind(row):
                 break
-            rows.append((i + 1, row))
+            rows.append((i + 1, row, lines[i]))
             i += 1
         yield kind, header_no, [c.strip() for c in cells], rows
+
+
+def _csv_cells(line: str) -> list[str]:
+    return next(csv.reader([line]))
+
+
+def _aligned_splitter(rule: str):
+    """Cells of a line by the spans of the dash runs under the header; the last span runs to the end of the line."""
+    starts = [m.start() for m in re.finditer(r"-+", rule)]
+
+    def cells(line: str) -> list[str]:
+        bounds = starts[1:] + [len(line)]
+        return [line[a:b].strip() for a, b in zip(starts, bounds)]
+    return cells
 
 
 def _num(cell: str) -> float:
@@ -74,7 +107,9 @@ class NsysStats(DocumentProbe):
 
     @classmethod
     def sniff(cls, head: str) -> bool:
-        return ("Total Time (ns)" in head and ",Name" in head) or ("Start (ns),Duration (ns)" in head)
+        if ("Total Time (ns)" in head and ",Name" in head) or ("Start (ns),Duration (ns)" in head):
+            return True
+        return ("Total Time (ns)" in head or "Duration (ns)" in head) and "Processing [" in head and "--------" in head
 
     def parse(self, text: str, ctx: ParseContext) -> None:
         for kind, header_no, header, rows in tables(text):
@@ -87,42 +122,42 @@ class NsysStats(DocumentProbe):
             else:
                 self._trace(header, rows, ctx)
 
-    def _kernels(self, header: list[str], rows: list[tuple[int, list[str]]], ctx: ParseContext) -> None:
+    def _kernels(self, header: list[str], rows: list[tuple[int, list[str], str]], ctx: ParseContext) -> None:
         t, n = header.index("Total Time (ns)"), header.index("Name")
-        totals = [(line_no, cells, _num(cells[t])) for line_no, cells in rows if len(cells) > max(t, n)]
-        total = sum(v for _, _, v in totals if v == v)
-        nccl = [(line_no, cells, v) for line_no, cells, v in totals if v == v and _NCCL.search(cells[n].strip())]
-        nccl_ns = sum(v for _, _, v in nccl)
+        totals = [(line_no, cells, _num(cells[t]), line) for line_no, cells, line in rows if len(cells) > max(t, n)]
+        total = sum(v for _, _, v, _ in totals if v == v)
+        nccl = [row for row in totals if row[2] == row[2] and _NCCL.search(row[1][n].strip())]
+        nccl_ns = sum(v for _, _, v, _ in nccl)
         if total <= 0:
             return
         anchor = max(nccl, key=lambda r: r[2]) if nccl else max(totals, key=lambda r: r[2] if r[2] == r[2] else -1)
-        line_no, cells, _ = anchor
-        ctx.emit(KernelShare, line_no, ",".join(cells), kernels=len(totals), total_s=round(total / 1e9, 6),
+        line_no, cells, _, line = anchor
+        ctx.emit(KernelShare, line_no, line, kernels=len(totals), total_s=round(total / 1e9, 6),
                  nccl_s=round(nccl_ns / 1e9, 6), nccl_share=round(nccl_ns / total, 4),
                  top_nccl=cells[n].split("(")[0].strip() if nccl else "")
 
-    def _api(self, header: list[str], rows: list[tuple[int, list[str]]], ctx: ParseContext) -> None:
+    def _api(self, header: list[str], rows: list[tuple[int, list[str], str]], ctx: ParseContext) -> None:
         t, n = header.index("Total Time (ns)"), header.index("Name")
-        calls = [(line_no, cells, _num(cells[t])) for line_no, cells in rows if len(cells) > max(t, n)]
+        calls = [(line_no, cells, _num(cells[t]), line) for line_no, cells, line in rows if len(cells) > max(t, n)]
         calls = [c for c in calls if c[2] == c[2]]
-        total = sum(v for _, _, v in calls)
+        total = sum(c[2] for c in calls)
         if total <= 0:
             return
-        sync = sum(v for _, cells, v in calls if _SYNC.search(cells[n]))
-        line_no, cells, top = max(calls, key=lambda c: c[2])
-        ctx.emit(CudaApiShare, line_no, ",".join(cells), total_s=round(total / 1e9, 6),
+        sync = sum(v for _, cells, v, _ in calls if _SYNC.search(cells[n]))
+        line_no, cells, top, line = max(calls, key=lambda c: c[2])
+        ctx.emit(CudaApiShare, line_no, line, total_s=round(total / 1e9, 6),
                  sync_share=round(sync / total, 4), top_call=cells[n].strip(), top_share=round(top / total, 4))
 
-    def _trace(self, header: list[str], rows: list[tuple[int, list[str]]], ctx: ParseContext) -> None:
+    def _trace(self, header: list[str], rows: list[tuple[int, list[str], str]], ctx: ParseContext) -> None:
         s, d = header.index("Start (ns)"), header.index("Duration (ns)")
         dev = header.index("Device") if "Device" in header else -1
         per_device: dict[str, list[tuple[float, float, int, str]]] = defaultdict(list)
-        for line_no, cells in rows:
+        for line_no, cells, line in rows:
             if len(cells) <= max(s, d, dev):
                 continue
             start, duration = _num(cells[s]), _num(cells[d])
             if start == start and duration == duration:
-                per_device[cells[dev].strip() if dev >= 0 else ""].append((start, start + duration, line_no, ",".join(cells)))
+                per_device[cells[dev].strip() if dev >= 0 else ""].append((start, start + duration, line_no, line))
         for _device, spans in sorted(per_device.items()):
             self._idle(sorted(spans), ctx)
 

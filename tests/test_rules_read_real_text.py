@@ -17,7 +17,7 @@ _VERDICT = "a measurement against a stated expectation; no public output with it
 _CLUSTER = "cluster facts of `doctor cluster` across live nodes; no recording of a skewed cluster yet"
 WITHOUT_REAL_TEXT: dict[str, str] = {
     "NCT002": _VERDICT, "RDMA001": _VERDICT, "RDMA003": _VERDICT,
-    "NSYS001": _VERDICT + " (nsys needs a GPU)", "NSYS002": _VERDICT + " (nsys needs a GPU)",
+    "NSYS002": _VERDICT + " (nsys needs a GPU)",
     "ENV004": _VERDICT + " with the NCCL settings it ran under",
     "TOPO002": _VERDICT + " on a PCIe-only topology",
     "CLU005": _CLUSTER, "CLU012": _CLUSTER, "CLU013": _CLUSTER,
