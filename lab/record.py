@@ -57,6 +57,14 @@ def torch_version() -> str:
     return res.stdout.strip() or "unknown"
 
 
+def accelerate_site() -> str:
+    """Where accelerate is installed, off the shared venv (lab/accelerate_env.py's docstring says how)."""
+    site = os.environ.get("LAB_ACCELERATE_PATH", "")
+    if not site or not (Path(site) / "accelerate").is_dir():
+        raise RuntimeError("needs accelerate: set LAB_ACCELERATE_PATH to a folder holding it (lab/accelerate_env.py)")
+    return site
+
+
 def base_env() -> dict[str, str]:
     """A small, clean environment: nothing of the caller's leaks into the runs."""
     return {"PATH": os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"), "PYTHONPATH": str(REPO),
@@ -99,6 +107,8 @@ def record(sc: Scenario, out_dir: Path, produced_by: str, torch: str | None = No
             port2 = free_port()
             values = {"port": str(port), "port2": str(port2 if port2 != port else port + 1), "addr0": "127.0.0.1"}
         values["python"] = sys.executable
+        if "accelerate" in sc.needs:
+            values["accelerate_path"] = os.pathsep.join([accelerate_site(), str(REPO)])
         codes = run_procs(sc, cluster, values, out_dir, stack)
         if cluster is not None and sc.shadow_nic is not None:
             save_routing(cluster, sc.shadow_nic, out_dir)    # as the user looked, after the failure

@@ -12,6 +12,7 @@ scenario showed its expected text, 1 otherwise, 2 on bad usage.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -52,6 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     torch = torch_version()
     failed = 0
     for sc in chosen:
+        if "accelerate" in sc.needs and not os.environ.get("LAB_ACCELERATE_PATH"):
+            why = "needs accelerate: set LAB_ACCELERATE_PATH (lab/accelerate_env.py says how)"
+            if args.only:
+                print(f"FAIL {sc.name}: {why}", file=sys.stderr)
+                failed += 1
+            else:
+                print(f"skip {sc.name}: {why}")
+            continue
         if sc.nodes and reason:
             if args.only:
                 print(f"FAIL {sc.name}: needs network namespaces: {reason}", file=sys.stderr)

@@ -44,6 +44,9 @@ CAUSES: frozenset[str] = frozenset({
 SYMPTOMS: frozenset[str] = frozenset({"none", "init_timeout", "hang", "crash", "slow_training"})
 WORKER: tuple[str, ...] = ("{python}", "-m", "lab.worker")
 LAUNCHER: tuple[str, ...] = ("{python}", "-m", "torch.distributed.run")
+ACCELERATE: tuple[str, ...] = ("{python}", "-m", "accelerate.commands.launch", "--multi_gpu", "--num_machines", "2",
+                               "--num_processes", "2", "--main_process_ip", "{addr0}", "--main_process_port", "{port}",
+                               "--rdzv_conf", "timeout=8")
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ class Scenario:
     shadow_nic: int | None = None  # node given a second NIC in the subnet whose route wins (its `ip addr`,
     # `ip route` are saved as <node>-ip-addr.txt, <node>-ip-route.txt: what a user uploads beside the logs)
     deadline: float = 45.0        # hard stop for every process (s)
+    needs: tuple[str, ...] = ()   # "accelerate": run with LAB_ACCELERATE_PATH on PYTHONPATH (lab/accelerate_env.py)
 
 
 def env(rank: int, world: int, **extra: str) -> dict[str, str]:
@@ -92,6 +96,13 @@ def ranks(world: int, *args: str, started: int | None = None, netns: bool = Fals
 
 def job(tag: str, world: int, *args: str, delay: float = 0.0) -> tuple[Proc, ...]:
     return tuple(Proc(f"{tag}-rank{r}.log", WORKER + args, env(r, world), None, delay) for r in range(world))
+
+
+def accelerate_nodes(*args: str, machine_ranks: tuple[int, int] = (0, 1)) -> tuple[Proc, ...]:
+    """`accelerate launch --multi_gpu` on node0 and node1, one process each: accelerate hands the job to torch's
+    elastic agent (static rendezvous at main_process_ip:port), which starts lab.worker; gloo on CPU."""
+    return tuple(Proc(f"node{n}.log", ACCELERATE + ("--machine_rank", str(r), "-m", "lab.worker") + args,
+                      {"PYTHONPATH": "{accelerate_path}"}, n) for n, r in enumerate(machine_ranks))
 
 
 T = ("--timeout", "6")
@@ -223,6 +234,24 @@ SCENARIOS: list[Scenario] = [
              "node0's answers leave by eth1 and are lost; both ranks time out.",
              ranks(2, *T, netns=True), nodes=2, shadow_nic=0,
              expect=(STORE_TIMEOUT, JOINED.format("1/2"), r"inet 10\.213\.0\.101/24 .*eth1")),
+    Scenario("accelerate-healthy-2node-netns", "healthy", "none",
+             "accelerate 0.28 launch --multi_gpu on two nodes, machine_rank 0 and 1, one process each; no fault.",
+             accelerate_nodes(*T), nodes=2, needs=("accelerate",),
+             expect=(DONE.format(0), DONE.format(1))),
+    Scenario("accelerate-store-port-dropped-netns", "port_blocked", "init_timeout",
+             "accelerate 0.28 launch --multi_gpu on two nodes; iptables on node0 DROPs TCP to main_process_port "
+             "29500 from node1: node1's launcher cannot reach the rendezvous store, node0's waits for it.",
+             accelerate_nodes(*T), nodes=2, drop_port=(0, 1), needs=("accelerate",),
+             expect=(r"accelerate/commands/launch\.py", STORE_TIMEOUT + r" to \(10\.213\.0\.1, 29500\)",
+                     JOINED.format("1/2"))),
+    Scenario("accelerate-machine-rank-duplicate-netns", "rank_config_error", "init_timeout",
+             "accelerate 0.28 launch --multi_gpu on two nodes whose config was copied from one to the other: both "
+             "say machine_rank 0. Both launchers reach the store on node0 and write the role record of node rank 0; "
+             "the one of node rank 1 never comes, and both time out waiting for it.",
+             accelerate_nodes(*T, machine_ranks=(0, 0)), nodes=2, needs=("accelerate",),
+             expect=(r"accelerate/commands/launch\.py",
+                     r"DistStoreError: wait timeout after \d+ms, keys: /none/torchelastic/role_info/0, "
+                     r"/none/torchelastic/role_info/1")),
     Scenario("straggler-slow-rank", "straggler", "slow_training",
              "From step 1 rank 1's compute takes 1.5 s longer each step (a busy node); the job "
              "finishes, but rank 0 spends those seconds waiting in all_reduce.",

@@ -103,3 +103,19 @@ def test_second_nic_in_the_subnet_takes_the_route(tmp_path: Path) -> None:
     routes = (out / "node1-ip-route.txt").read_text().splitlines()
     assert [r.split()[2] for r in routes if r.startswith("10.213.0.0/24")] == ["eth1", "eth0"]
     check_doctor(out, tmp_path)
+
+
+ACCELERATE = os.environ.get("LAB_ACCELERATE_PATH", "")
+
+
+@pytest.mark.netns
+@pytest.mark.needs("netns")
+@pytest.mark.skipif(not ACCELERATE, reason="needs accelerate off the shared venv: set LAB_ACCELERATE_PATH "
+                                           "(lab/accelerate_env.py says how to install it)")
+def test_accelerate_machine_rank_twice_leaves_a_role_record_missing(tmp_path: Path) -> None:
+    out = run_live("accelerate-machine-rank-duplicate-netns", tmp_path)
+    for node in ("node0.log", "node1.log"):
+        text = (out / node).read_text()
+        assert "keys: /none/torchelastic/role_info/0, /none/torchelastic/role_info/1" in text
+        assert "clients joined" not in text     # both launchers reached the store
+    check_doctor(out, tmp_path)
