@@ -93,6 +93,9 @@ _OMPI_BIND = lazy_compile(r"bind on local address \(\[?(?P<host>[^()\s]*?)\]?:(?
 # kernel's choice (tcp/pair.cc Pair::listen, tcp/socket.cc Socket::bind): its "bind: Address already in use" is an
 # ephemeral-port bind, not the store's port held by another job (pytorch/gloo PR 353: ephemeral ports exhausted).
 _GLOO_BIND = lazy_compile(r"gloo/transport/tcp/(?:pair|socket)\.cc:\d+\][^\n]{0,40}?\bbind: ")
+# torch's elastic agents (torchrun, accelerate launch) swap role records in their store, one key per node rank; the
+# agent of node rank 0 waits for every key: a key never written is a node rank no launcher took
+_ROLE_INFO = lazy_compile(r"wait timeout after \d+\s*ms, keys: (?P<keys>\S*torchelastic/role_info/\d+(?:,\s*\S*torchelastic/role_info/\d+)*)")
 _STORE_WAIT = lazy_compile(r"[Tt]imed out after (?P<secs>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<expected>\d+) clients joined")
 _IFNAME = lazy_compile(r"Unable to find (?:address for|interface for):? ?(?P<name>[\w.:\-]+)")
 _ORDINAL = lazy_compile(r"invalid device ordinal", re.I)
@@ -157,6 +160,7 @@ class LaunchErrors(LineProbe):
                 "connect to", "cannot be retrieved", "Name or service not known", "name resolution", "getaddrinfo",
                 "Unknown host",
                 "gaierror", "bind on local address", _LISTEN_ANY, "Address already in use", "address already in use", "EADDRINUSE", "waiting for clients",
+                "torchelastic/role_info",
                 "RendezvousTimeoutError", "Unable to find address", "Unable to find interface", "invalid device ordinal",
                 "Duplicate GPU detected", "both on CUDA device", "same CUDA device for multiple", "expected, but not set", "Timed out connecting to store", "Call to connect returned",
                 "another process is utilizing it", "Could not establish connection to redis",
@@ -303,6 +307,10 @@ class LaunchErrors(LineProbe):
         m = _STORE_WAIT.search(line)
         if m:
             self.ctx.emit(RendezvousTimeout, n, line, backend="store", joined=int(m["joined"]), expected=int(m["expected"]))
+            return True
+        m = _ROLE_INFO.search(line)
+        if m:
+            self.ctx.emit(RendezvousTimeout, n, line, backend="agent_roles", expected=m["keys"].count("role_info/"))
             return True
         m = _STORE_BARRIER.search(line)
         if m:

@@ -79,7 +79,7 @@ class Interface(Fact):
 
 @fact
 class RendezvousTimeout(Fact):
-    """Waiting for peers timed out. backend: store|c10d|static|etcd|gloo."""
+    """Waiting for peers timed out. backend: store|c10d|static|etcd|gloo|agent_roles (the elastic agents' role records)."""
 
     KIND = "rdzv.timeout"
     backend: str = "store"
