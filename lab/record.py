@@ -57,11 +57,16 @@ def torch_version() -> str:
     return res.stdout.strip() or "unknown"
 
 
-def accelerate_site() -> str:
-    """Where accelerate is installed, off the shared venv (lab/accelerate_env.py's docstring says how)."""
-    site = os.environ.get("LAB_ACCELERATE_PATH", "")
-    if not site or not (Path(site) / "accelerate").is_dir():
-        raise RuntimeError("needs accelerate: set LAB_ACCELERATE_PATH to a folder holding it (lab/accelerate_env.py)")
+# libraries some scenarios run, installed off the shared venv (`pip install --no-deps --target DIR ...`, lab/README.md)
+LIBRARY_PATHS: dict[str, str] = {"accelerate": "LAB_ACCELERATE_PATH", "lightning": "LAB_LIGHTNING_PATH"}
+
+
+def library_site(name: str) -> str:
+    """Where a scenario's library is installed; RuntimeError with the variable to set when it is not."""
+    var = LIBRARY_PATHS[name]
+    site = os.environ.get(var, "")
+    if not site or not (Path(site) / name).is_dir():
+        raise RuntimeError(f"needs {name}: set {var} to a folder holding it (lab/README.md, Needs)")
     return site
 
 
@@ -107,8 +112,8 @@ def record(sc: Scenario, out_dir: Path, produced_by: str, torch: str | None = No
             port2 = free_port()
             values = {"port": str(port), "port2": str(port2 if port2 != port else port + 1), "addr0": "127.0.0.1"}
         values["python"] = sys.executable
-        if "accelerate" in sc.needs:
-            values["accelerate_path"] = os.pathsep.join([accelerate_site(), str(REPO)])
+        for name in sc.needs:
+            values[f"{name}_path"] = os.pathsep.join([library_site(name), str(REPO)])
         codes = run_procs(sc, cluster, values, out_dir, stack)
         if cluster is not None and sc.shadow_nic is not None:
             save_routing(cluster, sc.shadow_nic, out_dir)    # as the user looked, after the failure

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from lab.netns import netns_unavailable_reason
-from lab.record import REPO, record, torch_version
+from lab.record import LIBRARY_PATHS, REPO, record, torch_version
 from lab.scenarios import SCENARIOS, by_name
 
 DEFAULT_OUT = REPO / "fixtures" / "incidents"
@@ -53,8 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     torch = torch_version()
     failed = 0
     for sc in chosen:
-        if "accelerate" in sc.needs and not os.environ.get("LAB_ACCELERATE_PATH"):
-            why = "needs accelerate: set LAB_ACCELERATE_PATH (lab/accelerate_env.py says how)"
+        unset = [LIBRARY_PATHS[n] for n in sc.needs if not os.environ.get(LIBRARY_PATHS[n])]
+        if unset:
+            why = f"needs {', '.join(sc.needs)}: set {', '.join(unset)} (lab/README.md, Needs)"
             if args.only:
                 print(f"FAIL {sc.name}: {why}", file=sys.stderr)
                 failed += 1

@@ -76,7 +76,7 @@ class Scenario:
     shadow_nic: int | None = None  # node given a second NIC in the subnet whose route wins (its `ip addr`,
     # `ip route` are saved as <node>-ip-addr.txt, <node>-ip-route.txt: what a user uploads beside the logs)
     deadline: float = 45.0        # hard stop for every process (s)
-    needs: tuple[str, ...] = ()   # "accelerate": run with LAB_ACCELERATE_PATH on PYTHONPATH (lab/accelerate_env.py)
+    needs: tuple[str, ...] = ()   # libraries off the venv, on PYTHONPATH as {<name>_path} (lab/record.py LIBRARY_PATHS)
 
 
 def env(rank: int, world: int, **extra: str) -> dict[str, str]:
@@ -103,6 +103,14 @@ def accelerate_nodes(*args: str, machine_ranks: tuple[int, int] = (0, 1)) -> tup
     elastic agent (static rendezvous at main_process_ip:port), which starts lab.worker; gloo on CPU."""
     return tuple(Proc(f"node{n}.log", ACCELERATE + ("--machine_rank", str(r), "-m", "lab.worker") + args,
                       {"PYTHONPATH": "{accelerate_path}"}, n) for n, r in enumerate(machine_ranks))
+
+
+def lightning_nodes(node_ranks: tuple[int, int] = (0, 1)) -> tuple[Proc, ...]:
+    """lab.lightning_job on node0 and node1, one process each, with NODE_RANK, MASTER_ADDR and MASTER_PORT as a
+    user sets them on machines without a scheduler."""
+    return tuple(Proc(f"node{n}.log", ("{python}", "-m", "lab.lightning_job", "--num-nodes", "2", "--timeout", "8"),
+                      {"PYTHONPATH": "{lightning_path}", "NODE_RANK": str(r), "MASTER_ADDR": "{addr0}",
+                       "MASTER_PORT": "{port}"}, n) for n, r in enumerate(node_ranks))
 
 
 T = ("--timeout", "6")
@@ -252,6 +260,20 @@ SCENARIOS: list[Scenario] = [
              expect=(r"accelerate/commands/launch\.py",
                      r"DistStoreError: wait timeout after \d+ms, keys: /none/torchelastic/role_info/0, "
                      r"/none/torchelastic/role_info/1")),
+    Scenario("lightning-healthy-2node-netns", "healthy", "none",
+             "Lightning 2.4 DDP on two nodes (NODE_RANK 0 and 1, one CPU process each, gloo); no fault.",
+             lightning_nodes(), nodes=2, needs=("lightning",),
+             expect=(r"Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/2", r"\[node 1\] global rank 1 done")),
+    Scenario("lightning-store-port-dropped-netns", "port_blocked", "init_timeout",
+             "Lightning 2.4 DDP on two nodes; iptables on node0 DROPs TCP to MASTER_PORT 29500 from node1: node1's "
+             "rank cannot reach the store, node0's waits for it.",
+             lightning_nodes(), nodes=2, drop_port=(0, 1), needs=("lightning",),
+             expect=(r"Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/2",
+                     STORE_TIMEOUT + r" to \(10\.213\.0\.1, 29500\)")),
+    Scenario("lightning-node-rank-duplicate-netns", "rank_config_error", "init_timeout",
+             "Lightning 2.4 DDP on two nodes both started with NODE_RANK=0: both announce GLOBAL_RANK 0 and wait.",
+             lightning_nodes(node_ranks=(0, 0)), nodes=2, needs=("lightning",),
+             expect=(r"Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2",)),
     Scenario("straggler-slow-rank", "straggler", "slow_training",
              "From step 1 rank 1's compute takes 1.5 s longer each step (a busy node); the job "
              "finishes, but rank 0 spends those seconds waiting in all_reduce.",

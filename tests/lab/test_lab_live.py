@@ -119,3 +119,14 @@ def test_accelerate_machine_rank_twice_leaves_a_role_record_missing(tmp_path: Pa
         assert "keys: /none/torchelastic/role_info/0, /none/torchelastic/role_info/1" in text
         assert "clients joined" not in text     # both launchers reached the store
     check_doctor(out, tmp_path)
+
+
+@pytest.mark.netns
+@pytest.mark.needs("netns")
+@pytest.mark.skipif(not os.environ.get("LAB_LIGHTNING_PATH"), reason="needs Lightning off the shared venv: set "
+                                                                    "LAB_LIGHTNING_PATH (lab/README.md, Needs)")
+def test_lightning_node_rank_twice_announces_global_rank_0_on_both_nodes(tmp_path: Path) -> None:
+    out = run_live("lightning-node-rank-duplicate-netns", tmp_path)
+    for node in ("node0.log", "node1.log"):
+        assert "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2" in (out / node).read_text()
+    check_doctor(out, tmp_path)
