@@ -58,7 +58,8 @@ def torch_version() -> str:
 
 
 # libraries some scenarios run, installed off the shared venv (`pip install --no-deps --target DIR ...`, lab/README.md)
-LIBRARY_PATHS: dict[str, str] = {"accelerate": "LAB_ACCELERATE_PATH", "lightning": "LAB_LIGHTNING_PATH"}
+LIBRARY_PATHS: dict[str, str] = {"accelerate": "LAB_ACCELERATE_PATH", "lightning": "LAB_LIGHTNING_PATH",
+                                 "tensorflow": "LAB_TENSORFLOW_PATH"}
 
 
 def library_site(name: str) -> str:
@@ -102,7 +103,8 @@ def record(sc: Scenario, out_dir: Path, produced_by: str, torch: str | None = No
                 raise RuntimeError(f"{sc.name} needs network namespaces: {reason}")
             cluster = stack.enter_context(Cluster(sc.nodes, hostname_to_loopback=sc.hostname_to_loopback,
                                                   ifnames=dict(sc.ifnames)))
-            values = {"port": "29500", "port2": "29501", "addr0": cluster.nodes[0].addr}
+            values = {"port": "29500", "port2": "29501", "addr0": cluster.nodes[0].addr,
+                      "addr1": cluster.nodes[1].addr if sc.nodes > 1 else ""}
             if sc.drop_port:
                 cluster.drop_port(sc.drop_port[0], 29500, from_node=sc.drop_port[1])
             if sc.shadow_nic is not None:

@@ -113,6 +113,19 @@ def lightning_nodes(node_ranks: tuple[int, int] = (0, 1)) -> tuple[Proc, ...]:
                        "MASTER_PORT": "{port}"}, n) for n, r in enumerate(node_ranks))
 
 
+def tf_workers(*args: str, exit_at: int = -1) -> tuple[Proc, ...]:
+    """lab.tf_job on node0 and node1 (MultiWorkerMirroredStrategy, one worker each, gRPC on port 29500 of each node);
+    worker 1 exits at step ``exit_at`` when it is 0 or more."""
+    cluster = '{"cluster": {"worker": ["{addr0}:{port}", "{addr1}:{port}"]}, '
+    procs = []
+    for n in range(2):
+        extra = ("--exit-at", str(exit_at)) if n == 1 and exit_at >= 0 else ()
+        procs.append(Proc(f"node{n}.log", ("{python}", "-m", "lab.tf_job") + args + extra,
+                          {"PYTHONPATH": "{tensorflow_path}", "TF_CPP_MIN_LOG_LEVEL": "0",
+                           "TF_CONFIG": cluster + '"task": {"type": "worker", "index": %d}}' % n}, n))
+    return tuple(procs)
+
+
 T = ("--timeout", "6")
 DEBUG_LOGS = {"TORCH_DISTRIBUTED_DEBUG": "DETAIL", "TORCH_CPP_LOG_LEVEL": "INFO"}
 LONG_JOB = ("--steps", "8", "--step-sleep", "1", "--timeout", "8")
@@ -274,6 +287,21 @@ SCENARIOS: list[Scenario] = [
              "Lightning 2.4 DDP on two nodes both started with NODE_RANK=0: both announce GLOBAL_RANK 0 and wait.",
              lightning_nodes(node_ranks=(0, 0)), nodes=2, needs=("lightning",),
              expect=(r"Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2",)),
+    Scenario("tf-multiworker-healthy-netns", "healthy", "none",
+             "TensorFlow 2.21 MultiWorkerMirroredStrategy on two nodes, one CPU worker each; no fault.",
+             tf_workers(), nodes=2, needs=("tensorflow",), deadline=60.0,
+             expect=(r"\[worker 1\] done", r"\[worker 0\] done")),
+    Scenario("tf-worker-exits-mid-collective-netns", "collective_desync", "crash",
+             "TensorFlow 2.21 MultiWorkerMirroredStrategy on two nodes; worker 1 dies (os._exit) at step 2, between "
+             "all-reduces: worker 0's next collective is aborted.",
+             tf_workers("--steps", "8", exit_at=2), nodes=2, needs=("tensorflow",), deadline=60.0,
+             expect=(r"\[worker 1\] exiting at step 2", r"Collective ops is aborted by")),
+    Scenario("tf-grpc-port-dropped-netns", "port_blocked", "init_timeout",
+             "TensorFlow 2.21 MultiWorkerMirroredStrategy on two nodes; iptables on node0 DROPs TCP to its gRPC port "
+             "29500 from node1: worker 1 cannot reach worker 0's coordination service. Nothing fails: worker 0 "
+             "waits for task 1, worker 1 for its registration, until the lab's deadline stops both (SIGTERM).",
+             tf_workers(), nodes=2, drop_port=(0, 1), needs=("tensorflow",), deadline=45.0,
+             expect=(r"Waiting for 1/2 tasks to connect", r"Started server with target: grpc://10\.213\.0\.2:29500")),
     Scenario("straggler-slow-rank", "straggler", "slow_training",
              "From step 1 rank 1's compute takes 1.5 s longer each step (a busy node); the job "
              "finishes, but rank 0 spends those seconds waiting in all_reduce.",

@@ -130,3 +130,16 @@ def test_lightning_node_rank_twice_announces_global_rank_0_on_both_nodes(tmp_pat
     for node in ("node0.log", "node1.log"):
         assert "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2" in (out / node).read_text()
     check_doctor(out, tmp_path)
+
+
+@pytest.mark.netns
+@pytest.mark.needs("netns", "firewall")
+@pytest.mark.skipif(not os.environ.get("LAB_TENSORFLOW_PATH"), reason="needs TensorFlow off the shared venv: set "
+                                                                     "LAB_TENSORFLOW_PATH (lab/README.md, Needs)")
+def test_tensorflow_worker_behind_a_dropped_port_never_registers(tmp_path: Path) -> None:
+    out = run_live("tf-grpc-port-dropped-netns", tmp_path)
+    assert "Waiting for 1/2 tasks to connect" in (out / "node0.log").read_text()
+    node1 = (out / "node1.log").read_text()
+    assert "Started server with target: grpc://10.213.0.2:29500" in node1
+    assert "Coordination agent has successfully connected" not in node1
+    check_doctor(out, tmp_path)
