@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 
 from doctor.facts.collective import CollectiveTimeout, PeerLost
-from doctor.facts.launch import ConnectError, LaunchConfigError
-from doctor.probing.contract import LineProbe
+from doctor.facts.launchers import TaskUnregistered
+from doctor.facts.launch import ConnectError, LaunchConfigError, RendezvousTimeout
+from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.lines import address_class
 from probes.remote_shell import outcome_of
 from doctor.probing.regex import lazy_compile
@@ -42,19 +43,50 @@ _TIMEOUT_WORDS = lazy_compile(r"deadline|timed? ?out", re.I)
 _TASK_DIED = lazy_compile(r"detected fatal errors\. This most likely indicates that another task died|"
                           r"^\W*The tasks have crashed\. Check the task logs")
 
+# the coordination service (task 0 of a TensorFlow or JAX job) counting the tasks still to register: a count above 0
+# that is the log's last word on it is a start-up that never completed (the job was stopped while waiting)
+_WAITING = lazy_compile(r"coordination_service\.cc:\d+\] Waiting for (?P<left>\d+)/(?P<total>\d+) tasks to connect")
+_SERVER = lazy_compile(r"grpc_server_lib\.cc:\d+\] Started server with target: (?P<target>grpc://\S+)")
+_AGENT_CONNECTED = lazy_compile(r"Coordination agent has successfully connected|Initializing CoordinationService")
+
 
 class TensorFlow(LineProbe):
     name = "tensorflow"
-    yields = ("net.connect_error", "launch.config_error", "collective.peer_lost", "collective.timeout")
+    yields = ("net.connect_error", "launch.config_error", "collective.peer_lost", "collective.timeout", "rdzv.timeout",
+              "launch.task_unregistered")
     triggers = ("target_address", "Failed to connect to remote host", "failed to connect to all addresses", "TF_CONFIG",
                 "cluster_spec", "task_type", "task type", "ClusterSpec", "Cluster check alive failed",
                 "Collective ops is aborted", "StartAbort", "DeadlineExceededError", "Aborting Ring",
-                "another task died", "The tasks have crashed")
+                "another task died", "The tasks have crashed", "tasks to connect",
+                "Started server with target", "Coordination agent has successfully connected", "Initializing CoordinationService")
+
+    def __init__(self, ctx: ParseContext) -> None:
+        super().__init__(ctx)
+        self.waiting: tuple[int, str, int] | None = None     # (line, text, tasks in all) while some have not registered
+        self.server: tuple[int, str, str] | None = None      # this task's own gRPC server (line, text, target)
+        self.registered = False                              # its agent connected, or it runs the service itself
 
     def feed(self, line_no: int, line: str) -> None:
+        if (m := _WAITING.search(line)):
+            self.waiting = (line_no, line, int(m["total"])) if int(m["left"]) > 0 else None
+            return
+        if (m := _SERVER.search(line)):
+            self.server = (line_no, line, m["target"])
+            return
+        if _AGENT_CONNECTED.search(line):
+            self.registered = True
+            return
         for handler in (self._config, self._grpc, self._collectives):
             if handler(line_no, line):
                 return
+
+    def finish(self) -> None:
+        if self.waiting:     # how many registered is not a count of ranks joined: the tasks' processes may be many
+            line_no, line, total = self.waiting
+            self.ctx.emit(RendezvousTimeout, line_no, line, backend="tf_coordination", expected=total)
+        if self.server and not self.registered:
+            line_no, line, target = self.server
+            self.ctx.emit(TaskUnregistered, line_no, line, target=target)
 
     def _config(self, n: int, line: str) -> bool:
         m = _CONFIG.search(line)

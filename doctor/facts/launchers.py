@@ -125,3 +125,12 @@ class MpiCudaSupport(Fact):
     built: bool = False
     requested: bool = False        # the job asked for it (mpi_cuda_support 1, HOROVOD_GPU_OPERATIONS=MPI, ...)
     source: str = ""               # ompi_info | runtime | horovod
+
+
+@fact
+class TaskUnregistered(Fact):
+    """A task of a TensorFlow or JAX job started its gRPC server but its log never shows its coordination agent
+    connecting to the coordination service (task 0), to the log's end; the task running task 0's service is not one."""
+
+    KIND = "launch.task_unregistered"
+    target: str = ""               # its own server, as TensorFlow prints it: grpc://host:port
