@@ -59,7 +59,7 @@ def torch_version() -> str:
 
 # libraries some scenarios run, installed off the shared venv (`pip install --no-deps --target DIR ...`, lab/README.md)
 LIBRARY_PATHS: dict[str, str] = {"accelerate": "LAB_ACCELERATE_PATH", "lightning": "LAB_LIGHTNING_PATH",
-                                 "tensorflow": "LAB_TENSORFLOW_PATH"}
+                                 "tensorflow": "LAB_TENSORFLOW_PATH", "deepspeed": "LAB_DEEPSPEED_PATH"}
 
 
 def library_site(name: str) -> str:

@@ -126,6 +126,12 @@ def tf_workers(*args: str, exit_at: int = -1) -> tuple[Proc, ...]:
     return tuple(procs)
 
 
+DEEPSPEED: tuple[str, ...] = ("{python}", "-m", "deepspeed.launcher.runner")
+# a two-node hostfile, written where the runner on node0 reads it (the nodes share the host's file system)
+DS_HOSTFILE = "/tmp/lab-deepspeed-hostfile"
+WRITE_DS_HOSTFILE = f"printf 'node0 slots=1\\nnode1 slots=1\\n' > {DS_HOSTFILE} && exec "
+
+
 T = ("--timeout", "6")
 DEBUG_LOGS = {"TORCH_DISTRIBUTED_DEBUG": "DETAIL", "TORCH_CPP_LOG_LEVEL": "INFO"}
 LONG_JOB = ("--steps", "8", "--step-sleep", "1", "--timeout", "8")
@@ -302,6 +308,21 @@ SCENARIOS: list[Scenario] = [
              "waits for task 1, worker 1 for its registration, until the lab's deadline stops both (SIGTERM).",
              tf_workers(), nodes=2, drop_port=(0, 1), needs=("tensorflow",), deadline=45.0,
              expect=(r"Waiting for 1/2 tasks to connect", r"Started server with target: grpc://10\.213\.0\.2:29500")),
+    Scenario("deepspeed-hostfile-missing", "rank_config_error", "crash",
+             "DeepSpeed 0.16's launcher with --num_nodes 2 and a --hostfile that does not exist: it warns that it will "
+             "use local resources only, then stops, having one node where two were asked for.",
+             (Proc("launcher.log", DEEPSPEED + ("--num_nodes", "2", "--hostfile", "/etc/lab-no-such-hostfile",
+                                                "--no_local_rank", "--module", "lab.worker", "--timeout", "6"),
+                   {"PYTHONPATH": "{deepspeed_path}"}),), needs=("deepspeed",),
+             expect=(r"Unable to find hostfile, will proceed with training with local resources only",
+                     r"ValueError: Num nodes is >1 but no extra nodes available via hostfile")),
+    Scenario("deepspeed-ssh-unreachable-netns", "rank_config_error", "crash",
+             "DeepSpeed 0.16's launcher on node0 with a two-node hostfile (node0, node1); nothing answers ssh on the "
+             "nodes (no passwordless ssh set up), so the runner's ssh check fails before anything starts.",
+             (Proc("launcher.log", ("sh", "-c", WRITE_DS_HOSTFILE + " ".join(DEEPSPEED) + f" --hostfile {DS_HOSTFILE}"
+                                    " --no_local_rank --module lab.worker --timeout 6"),
+                   {"PYTHONPATH": "{deepspeed_path}"}, 0),), nodes=2, needs=("deepspeed",),
+             expect=(r"was not reachable via ssh",)),
     Scenario("straggler-slow-rank", "straggler", "slow_training",
              "From step 1 rank 1's compute takes 1.5 s longer each step (a busy node); the job "
              "finishes, but rank 0 spends those seconds waiting in all_reduce.",
