@@ -16,7 +16,8 @@ from doctor.probing.regex import lazy_compile
 
 _LAUNCHERS: tuple[tuple[str, str], ...] = (
     ("torchrun", "torchrun"), ("torch.distributed.run", "torchrun"), ("torch.distributed.launch", "torchrun"),
-    ("#SBATCH", "slurm"), ("srun ", "slurm"), ("deepspeed ", "deepspeed"), ("accelerate launch", "accelerate"),
+    ("#SBATCH", "slurm"), ("srun ", "slurm"), ("deepspeed ", "deepspeed"), ("deepspeed.launcher.runner", "deepspeed"),
+    ("accelerate launch", "accelerate"), ("accelerate.commands.launch", "accelerate"),
     ("mpirun ", "mpirun"), ("horovodrun ", "horovod"),
 )
 _ELASTIC_CONFIG = lazy_compile(r"^\s*(?P<name>rdzv_endpoint|rdzv_backend|min_nodes|max_nodes|nproc_per_node|max_restarts)\s+:\s*(?P<value>\S+)\s*$")
