@@ -143,3 +143,13 @@ def test_tensorflow_worker_behind_a_dropped_port_never_registers(tmp_path: Path)
     assert "Started server with target: grpc://10.213.0.2:29500" in node1
     assert "Coordination agent has successfully connected" not in node1
     check_doctor(out, tmp_path)
+
+
+@pytest.mark.netns
+@pytest.mark.needs("netns", "ssh")
+@pytest.mark.skipif(not os.environ.get("LAB_DEEPSPEED_PATH"), reason="needs DeepSpeed off the shared venv: set "
+                                                                    "LAB_DEEPSPEED_PATH (lab/README.md, Needs)")
+def test_deepspeed_runner_stops_at_its_ssh_check(tmp_path: Path) -> None:
+    out = run_live("deepspeed-ssh-unreachable-netns", tmp_path)
+    assert "was not reachable via ssh" in (out / "launcher.log").read_text()
+    check_doctor(out, tmp_path)
