@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lab.netns import netns_unavailable_reason
 from lab.record import LIBRARY_PATHS, REPO, record, torch_version
-from lab.scenarios import SCENARIOS, by_name
+from lab.scenarios import SCENARIOS, Scenario, by_name
 
 DEFAULT_OUT = REPO / "fixtures" / "incidents"
 
@@ -38,6 +38,16 @@ def print_table() -> None:
         print(f"{s.name:<{width}}  {s.cause:<19} {s.symptom:<13} {where:<13} {s.description}")
 
 
+def cannot_run(sc: Scenario, netns_reason: str | None) -> str | None:
+    """Why this machine cannot record the scenario (a library off the venv not named, no namespaces), or None."""
+    unset = [LIBRARY_PATHS[n] for n in sc.needs if not os.environ.get(LIBRARY_PATHS[n])]
+    if unset:
+        return f"needs {', '.join(sc.needs)}: set {', '.join(unset)} (lab/README.md, Needs)"
+    if sc.nodes and netns_reason:
+        return f"needs network namespaces: {netns_reason}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.list:
@@ -53,21 +63,13 @@ def main(argv: list[str] | None = None) -> int:
     torch = torch_version()
     failed = 0
     for sc in chosen:
-        unset = [LIBRARY_PATHS[n] for n in sc.needs if not os.environ.get(LIBRARY_PATHS[n])]
-        if unset:
-            why = f"needs {', '.join(sc.needs)}: set {', '.join(unset)} (lab/README.md, Needs)"
+        why = cannot_run(sc, reason)
+        if why:
             if args.only:
                 print(f"FAIL {sc.name}: {why}", file=sys.stderr)
                 failed += 1
             else:
                 print(f"skip {sc.name}: {why}")
-            continue
-        if sc.nodes and reason:
-            if args.only:
-                print(f"FAIL {sc.name}: needs network namespaces: {reason}", file=sys.stderr)
-                failed += 1
-            else:
-                print(f"skip {sc.name}: {reason}")
             continue
         produced_by = f"python -m lab.run --only {sc.name}"
         res = record(sc, args.out / sc.name, produced_by, torch)
