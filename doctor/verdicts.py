@@ -49,7 +49,7 @@ class _Book:
 
 
 def _verdict(sample: Fact, exp: BenchExpectation, metric: str, tool: str, measured: float, subject: str,
-             multi_node: bool = True) -> BenchVerdict | None:
+             multi_node: bool = True, hosts: int = -1) -> BenchVerdict | None:
     if measured <= 0 or exp.value <= 0:
         return None
     ceiling = METRICS.get(metric, ("", "floor"))[1] == "ceiling"
@@ -58,7 +58,8 @@ def _verdict(sample: Fact, exp: BenchExpectation, metric: str, tool: str, measur
     return BenchVerdict(node=sample.node, rank=sample.rank, origin=sample.origin, metric=metric, tool=tool,
                         measured=round(measured, 3), expected=round(exp.value, 3), unit=unit, ratio=round(ratio, 3),
                         percent=round(ratio * 100), measured_text=shown(measured, unit),
-                        expected_text=shown(exp.value, unit), basis=exp.basis, subject=subject, multi_node=multi_node)
+                        expected_text=shown(exp.value, unit), basis=exp.basis, subject=subject, multi_node=multi_node,
+                        hosts=hosts)
 
 
 def shown(value: float, unit: str) -> str:
@@ -108,7 +109,7 @@ def _latency(book: _Book, facts: list[Fact]) -> list[Fact]:
 
 def _collectives(book: _Book, facts: list[Fact]) -> list[Fact]:
     """The best bus bandwidth of each nccl-tests run (its large messages) against busbw_gbs."""
-    multi = {f.origin.source: f.multi_node for f in _of(facts, CollectiveBench)}
+    runs = {f.origin.source: f for f in _of(facts, CollectiveBench)}
     best: dict[tuple[str, str], CollectiveSize] = {}
     for s in _of(facts, CollectiveSize):
         key = (s.origin.source, s.op)
@@ -118,7 +119,9 @@ def _collectives(book: _Book, facts: list[Fact]) -> list[Fact]:
     for (source, op), s in sorted(best.items()):
         exp = book.pick("busbw_gbs", s.node)
         subject = f"{op or 'collective'} at {s.size} bytes"
-        if exp and (v := _verdict(s, exp, "busbw_gbs", "nccl-tests", s.busbw, subject, multi.get(source, False))):
+        run = runs.get(source)
+        if exp and (v := _verdict(s, exp, "busbw_gbs", "nccl-tests", s.busbw, subject, bool(run and run.multi_node),
+                                  run.hosts if run else -1)):
             out.append(v)
     return out
 

@@ -136,3 +136,4 @@ class BenchVerdict(Fact):
     basis: str = ""                # where the expectation came from
     subject: str = ""              # what was measured: "10.213.0.2 -> 10.213.0.1", "mlx5_0 GPU buffers", ...
     multi_node: bool = True
+    hosts: int = -1                # nccl-tests: the hosts its own output names (device table, NCCL prefixes); -1 none
