@@ -152,7 +152,7 @@ class NcclTests(LineProbe):
         """size count type redop [root] time algbw busbw #wrong time algbw busbw #wrong: out-of-place figures,
         wrong elements of both columns."""
         tokens = line.split()
-        redop = "" if _number(tokens[3]) is not None else tokens[3]     # a word (sum, none...) when the column exists
+        redop = tokens[3] if tokens[3].isalpha() else ""     # a word (sum, none...) when the column exists
         numbers = tokens[4:] if redop else tokens[3:]
         has_root = self.root_column if self.root_column is not None else len(numbers) >= 9
         if has_root and redop:
