@@ -21,7 +21,6 @@ WITHOUT_REAL_TEXT: dict[str, str] = {
     "ENV004": _VERDICT + " with the NCCL settings it ran under",
     "TOPO002": _VERDICT + " on a PCIe-only topology",
     "CLU005": _CLUSTER, "CLU012": _CLUSTER, "CLU013": _CLUSTER,
-    "VER001": "two nodes' version reports in one upload; no public pair and one torch wheel here",
     "GPU012": "nvidia-smi -q with 'Remapping Failure Occurred : Yes': every copy found is synthetic",
     "GPU014": "a live probe's failure on a machine whose driver is gone: needs a GPU machine",
     "FR004": "torch 2.13 does not record gloo send/recv in its Flight Recorder: needs NCCL on GPUs",
@@ -29,7 +28,6 @@ WITHOUT_REAL_TEXT: dict[str, str] = {
     "MEM011": "an OOM beside a foreign process's memory: the H200 recording shows the process as this job's",
     "MEM021": "the H200 activations OOM ran outside an nn.Module, so no frame names a forward (snapshots README)",
     "MEM023": "a checkpoint restored onto the GPU: not recorded on the lent H200",
-    "PERF002": "GPU idle before each step in a GPU trace: the lab's GPU trace has one rank",
     "PERF007": "NVLink bandwidth across ranks' GPU traces: needs several GPUs",
     "PERF009": "NVLink bandwidth in one GPU trace: not recorded",
 }
