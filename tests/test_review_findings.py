@@ -38,6 +38,14 @@ def test_file_node_reads_prompts_and_prefixes_not_names() -> None:
     assert file_node("node-a:1:2 [0] NCCL INFO x\nnode-b:3:4 [0] NCCL INFO y\n") == UNKNOWN   # a merge of two machines
 
 
+def test_file_node_reads_a_rhel_style_prompt() -> None:
+    """`[user@host dir]$` (RHEL, CentOS, Rocky), here after a conda prefix: nvidia-smi topo -m typed on a real node."""
+    topo = LOGS / "ib039-rail-crossnic-slurmv4" / "topo-aihub0008.txt"
+    assert file_node(topo.read_text()) == "tpgds-aihub0008"
+    assert file_node("[root@node045 ~]# ibstatus\n") == "node045"
+    assert file_node("[a@b] not a prompt\n") == UNKNOWN
+
+
 # ---- IB is present only from hardware or user evidence; one node is no IB fallback ----
 
 def test_healthy_single_node_log_is_not_ib_not_used() -> None:

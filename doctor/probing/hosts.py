@@ -17,6 +17,8 @@ HOST_SIGNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("NCCL line prefix host:pid:tid [dev]",
      re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?P<host>[A-Za-z][\w.\-]*):\d+:\d+ \[\d+\]", re.M)),
     ("shell prompt user@host:path", re.compile(r"^\s*(?:\(\S+\)\s*)?[\w.\-]+@(?P<host>[A-Za-z][\w.\-]*):[~/]", re.M)),
+    ("shell prompt [user@host dir]$ (RHEL, CentOS, Rocky)",
+     re.compile(r"^\s*(?:\([^\[\n]*\)\s*)?\[[\w.\-]+@(?P<host>[A-Za-z][\w.\-]*) [^\]\n]*\][$#]", re.M)),
     ("nccl-tests rank line", re.compile(r"^#\s+Rank\s+\d+\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(?P<host>[\w.\-]+)\s+device", re.M)),
     ("HOSTNAME variable", re.compile(r"^\s*(?:export\s+)?HOSTNAME=(?P<host>[A-Za-z][\w.\-]*)\s*$", re.M)),
     ("hostname line", re.compile(r"^\s*(?:Hostname|Host name|hostname|Node name)\s*[:=]\s*(?P<host>[A-Za-z][\w.\-]*)\s*$", re.M)),
