@@ -24,7 +24,6 @@ WITHOUT_REAL_TEXT: dict[str, str] = {
     "GPU012": "nvidia-smi -q with 'Remapping Failure Occurred : Yes': every copy found is synthetic",
     "GPU014": "a live probe's failure on a machine whose driver is gone: needs a GPU machine",
     "FR004": "torch 2.13 does not record gloo send/recv in its Flight Recorder: needs NCCL on GPUs",
-    "IB039": "a rail-wired topology with NCCL_CROSS_NIC=1 set: no public pair found yet",
     "MEM011": "an OOM beside a foreign process's memory: the H200 recording shows the process as this job's",
     "MEM021": "the H200 activations OOM ran outside an nn.Module, so no frame names a forward (snapshots README)",
     "MEM023": "a checkpoint restored onto the GPU: not recorded on the lent H200",
@@ -40,6 +39,15 @@ def fires_on_real_text(rule) -> bool:
 def test_every_rule_fires_on_real_text_or_is_listed_with_its_reason() -> None:
     missing = sorted(r.id for r in RULES if not fires_on_real_text(r) and r.id not in WITHOUT_REAL_TEXT)
     assert not missing, f"rules whose fires tests read no real text: {missing}"
+
+
+def test_a_real_texts_source_note_lies_beside_its_folder_not_in_it() -> None:
+    """fixtures/logs/<name>.SOURCE.md, not <name>/SOURCE.md: a note inside the folder is read as input too, and its
+    quoted lines could make the rule fire (they did: a quoted NCCL_CROSS_NIC line gave the variable a second value)."""
+    from pathlib import Path
+    inside = sorted(str(p) for r in RULES for t in r.tests if t.input and Path(t.input).is_dir()
+                    for p in Path(t.input).rglob("SOURCE.md"))
+    assert not inside, inside
 
 
 def test_a_listed_rule_has_no_real_firing_test_yet() -> None:
