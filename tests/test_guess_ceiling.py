@@ -40,3 +40,16 @@ def test_a_guess_stays_under_the_cause_a_rule_reads() -> None:
     assert first.rules and guesses                       # 'ibv_modify_qp failed with error No such device': IB rules
     assert all(g.confidence < first.confidence for g in guesses)
     assert all(g.confidence <= BELOW_READ_CAUSE * first.confidence + 0.001 for g in guesses)   # shown to 3 decimals
+
+
+MIXED_HCA_LIST_RUN_FINISHED = CASES / "healthy-mlperf-v51-dell-2node-b200-mixed-roce-ib-hcas" / "input"
+
+
+def test_nccls_device_list_on_a_run_that_shows_no_failure_is_a_setting_not_an_alarm() -> None:
+    """NCCL's 'NET/IB : Using' list mixing 8 RoCE and 4 IB/SHARP ports, in an MLPerf result log that ran to its
+    end (held-out batch ML: ib_hca_mismatch 0.979 before). IB600 still reads it, held under the alarm as any setting
+    is where nothing failed (evidence.SETTING_KINDS)."""
+    report = diagnose_files([str(MIXED_HCA_LIST_RUN_FINISHED)])
+    first = report.diagnoses[0]
+    assert first.cause == "ib_hca_mismatch" and "IB600" in first.rules
+    assert first.confidence <= GUESS_CEILING < ALARM

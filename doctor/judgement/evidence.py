@@ -49,8 +49,10 @@ def counted(findings: list[Finding]) -> dict[str, CauseEvidence]:
     return out
 
 
-# Facts that are settings, not signs: what the job was told to do. A rule that binds only these reads context
-SETTING_KINDS = frozenset({"env.var", "launch.option"})
+# Facts that are settings, not signs: what the job was told to do, or the devices NCCL was set to use (its "NET/IB :
+# Using" list: an MLPerf run that finished lists 8 RoCE and 4 IB ports, held-out batch ML). A rule that binds only
+# these reads context
+SETTING_KINDS = frozenset({"env.var", "launch.option", "nccl.hca"})
 
 
 def settings_only(findings: list[Finding]) -> frozenset[str]:
