@@ -93,7 +93,8 @@ FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in \S+')
 # Lines that say "error" without being one: INFO chatter, counters, traceback frames, warnings.
 NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|errors?\s*[:=]\s*0\b"
                         # a test summary's counter of none: "Total: 28, Passed: 28, Failed: 0, Waived: 0" (gdrcopy's sanity)
-                        r"|\b(?:[Ff]ailed|FAILED|[Ff]ailures?)\s*[:=]\s*0\b"
+                        # and a counter of none named by its plural: vLLM's benchmark "Failed requests:                         0"
+                        r"|\b(?:[Ff]ailed|FAILED|[Ff]ailures?)(?: [a-z]+s)?\s*[:=]\s*0\b"
                         # a counter of none, first in a line or in a list ("5 passed, 0 failed", "(..., 0 failed)");
                         # not an identifier ("Execution of replica 0 failed", XLA's words)
                         r"|(?:^|[,;:(]\s*)0 (?:errors?|failed|failures?)\b"

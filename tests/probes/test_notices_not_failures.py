@@ -90,3 +90,17 @@ def test_jax_coordination_registration_timeout_is_an_init_timeout() -> None:
     assert [(f.KIND, f.get("backend")) for f in facts] == [("rdzv.timeout", "jax_coordination")]
     assert read_symptom(facts) == "init_timeout"
     assert not diagnose_files([str(CASES / "port-blocked-jax-35905-tpu-coordinator-port-8482-firewall" / "input")]).healthy
+
+
+VLLM_BENCH_RESULT = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "vllm-bench-serve-result-pr-26478.txt"
+
+
+def test_a_counter_of_no_failures_named_by_its_plural_is_no_failure() -> None:
+    """vLLM's `vllm bench serve` result (vllm#26478, the PR that added the line): "Failed requests: 0" is a count of
+    none; it had made a healthy benchmark (held-out batch MN) an unexplained error line and a crash guess at 0.49."""
+    text = VLLM_BENCH_RESULT.read_text()
+    assert [ln for ln in text.splitlines() if ln.startswith("Failed requests:")]
+    assert all(classify(ln + "\n") == "" for ln in text.splitlines())
+    assert diagnose_files([str(VLLM_BENCH_RESULT)]).healthy
+    assert classify("Failed requests:                         3\n") == "failed"
+    assert classify("Failed to connect: 0 retries left\n") == "failed"
