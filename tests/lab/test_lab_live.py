@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lab.record import answer_file, record
+from lab.record import answer_file, library_site, record
 from lab.scenarios import by_name
 
 REPO = Path(__file__).resolve().parents[2]
@@ -105,13 +105,19 @@ def test_second_nic_in_the_subnet_takes_the_route(tmp_path: Path) -> None:
     check_doctor(out, tmp_path)
 
 
-ACCELERATE = os.environ.get("LAB_ACCELERATE_PATH", "")
+def needs_library(name: str) -> pytest.MarkDecorator:
+    """Skip, with lab.record's own reason, where the scenario's library (kept off the shared venv) is not installed."""
+    try:
+        library_site(name)
+        reason = ""
+    except RuntimeError as err:
+        reason = str(err)
+    return pytest.mark.skipif(bool(reason), reason=reason)
 
 
 @pytest.mark.netns
 @pytest.mark.needs("netns")
-@pytest.mark.skipif(not ACCELERATE, reason="needs accelerate off the shared venv: set LAB_ACCELERATE_PATH "
-                                           "(lab/accelerate_env.py says how to install it)")
+@needs_library("accelerate")
 def test_accelerate_machine_rank_twice_leaves_a_role_record_missing(tmp_path: Path) -> None:
     out = run_live("accelerate-machine-rank-duplicate-netns", tmp_path)
     for node in ("node0.log", "node1.log"):
@@ -123,8 +129,7 @@ def test_accelerate_machine_rank_twice_leaves_a_role_record_missing(tmp_path: Pa
 
 @pytest.mark.netns
 @pytest.mark.needs("netns")
-@pytest.mark.skipif(not os.environ.get("LAB_LIGHTNING_PATH"), reason="needs Lightning off the shared venv: set "
-                                                                    "LAB_LIGHTNING_PATH (lab/README.md, Needs)")
+@needs_library("lightning")
 def test_lightning_node_rank_twice_announces_global_rank_0_on_both_nodes(tmp_path: Path) -> None:
     out = run_live("lightning-node-rank-duplicate-netns", tmp_path)
     for node in ("node0.log", "node1.log"):
@@ -134,8 +139,7 @@ def test_lightning_node_rank_twice_announces_global_rank_0_on_both_nodes(tmp_pat
 
 @pytest.mark.netns
 @pytest.mark.needs("netns", "firewall")
-@pytest.mark.skipif(not os.environ.get("LAB_TENSORFLOW_PATH"), reason="needs TensorFlow off the shared venv: set "
-                                                                     "LAB_TENSORFLOW_PATH (lab/README.md, Needs)")
+@needs_library("tensorflow")
 def test_tensorflow_worker_behind_a_dropped_port_never_registers(tmp_path: Path) -> None:
     out = run_live("tf-grpc-port-dropped-netns", tmp_path)
     assert "Waiting for 1/2 tasks to connect" in (out / "node0.log").read_text()
@@ -147,8 +151,7 @@ def test_tensorflow_worker_behind_a_dropped_port_never_registers(tmp_path: Path)
 
 @pytest.mark.netns
 @pytest.mark.needs("netns", "ssh")
-@pytest.mark.skipif(not os.environ.get("LAB_DEEPSPEED_PATH"), reason="needs DeepSpeed off the shared venv: set "
-                                                                    "LAB_DEEPSPEED_PATH (lab/README.md, Needs)")
+@needs_library("deepspeed")
 def test_deepspeed_runner_stops_at_its_ssh_check(tmp_path: Path) -> None:
     out = run_live("deepspeed-ssh-unreachable-netns", tmp_path)
     assert "was not reachable via ssh" in (out / "launcher.log").read_text()
