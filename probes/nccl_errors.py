@@ -49,6 +49,11 @@ _COMPLETION_GIDS = lazy_compile(r"localGid\s*(?P<l>[0-9a-fA-F:.]*[0-9a-fA-F])\s+
 # (80FE/1A8A41FEFF21A75E)": the GID index, then subnet prefix and interface id as little-endian 64-bit hex
 _CONNECT_GID = lazy_compile(r"\bqpn \d+\b.*\bGID (?P<i>\d+) \((?P<prefix>[0-9A-Fa-f]+)/(?P<iid>[0-9A-Fa-f]+)\)")
 _THREAD = lazy_compile(r"^\s*(?P<t>[\w.\-]+:\d+:\d+) ")
+# an HCA's asynchronous event, in the three wordings of net_ib.cc: "Got async event : port error" (to 2.1x),
+# "mlx5_0:1 Got async error event: port error" (2.2x, the non-fatal ones) and "mlx5_0:1 async fatal event on QP (0x..):
+# ..." (2.2x, the fatal ones)
+_ASYNC_EVENT = lazy_compile(r"(?:(?P<dev>[\w\-]+:\d+)\s+)?(?:Got async (?:error )?event|async fatal event(?: on \w+(?: \([^)]*\))?)?)"
+                            r"[^:]*:\s*(?P<event>.+)")
 
 
 # Notices NCCL printed at WARN level before it moved them to INFO: "misc/ibvwrap.cc:63 NCCL WARN Failed to open
@@ -111,7 +116,7 @@ class NcclErrors(LineProbe):
     triggers = ("NCCL error", "NCCL Error", "NCCL failure", "ncclSystemError", "ncclInternalError", "ncclInvalidUsage", "ncclRemoteError",
                 "ncclUnhandledCudaError", "unhandled system error", "unhanled system error", "unhandled cuda error", "remote process exited",
                 "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
-                "Call to ibv_", "Got completion from peer", "Got completion with error", "Got async event", "unable to write to file </torch_",
+                "Call to ibv_", "Got completion from peer", "Got completion with error", "Got async event", "Got async error event", "async fatal event", "unable to write to file </torch_",
                 "unable to open shared memory", "unable to allocate shared memory", "unable to mmap", "with family 0", "neither AF_INET", " WARN ",
                 " qpn ", "NVLink SHARP (NVLS) Multicast", _OFI_LAST, "Cuda failure", *_BARE_WARNS)
 
@@ -191,10 +196,10 @@ class NcclErrors(LineProbe):
             self._call(n, line, _call_name(m["call"]), dev["dev"] if dev else "",
                        gid_index=index, roce="::ffff:" in line or "RoCE" in line,
                        local_gid=local_gid, remote_gid=remote["g"] if remote else "")
-        if "Got async event" in line:
-            event = line.split("Got async event", 1)[1].strip(" :")[:80]
+        if ("async event" in line or "async error event" in line or "async fatal" in line) and (m := _ASYNC_EVENT.search(line)):
+            event = m["event"].strip(" :")[:80]
             dev = _DEV.search(line)
-            self.ctx.emit(IbEvent, n, line, hca=dev["dev"] if dev else "", event=event,
+            self.ctx.emit(IbEvent, n, line, hca=dev["dev"] if dev else m["dev"] or "", event=event,
                           port_down=any(w in event.lower() for w in ("port error", "port_err", "port down", "lid change")))
         if "Got completion from peer" in line or "Got completion with error" in line:   # 2.8+ / 2.4-2.7 wording
             status = _COMPLETION_STATUS.search(line)
