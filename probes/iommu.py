@@ -8,6 +8,10 @@ Sample input:
     [    0.401234] DMAR: IOMMU enabled
     Sep 21 09:59:59 runtime kernel: nvidia 0000:07:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0003 address=0x80000040 flags=0x0020]
     [ 4703.568967] AMD-Vi: Event logged [IO_PAGE_FAULT device=41:00.0 domain=0x000e address=0x000003f80001b100 flags=0x0030]
+    [1478401.486981] DMAR: [DMA Write] Request device [02:00.0] fault addr cd139000 [fault reason 05] PTE Write access is not set
+    DMAR: [DMA Write NO_PASID] Request device [00:02.0] fault addr 0xb97ff000 [fault reason 0x05] PTE Write access is not set
+
+Intel's DMAR lines name the device by its bus address only, never its driver: whether it is a GPU the line does not say.
 """
 from __future__ import annotations
 
@@ -22,11 +26,16 @@ _DOMAIN = lazy_compile(r"iommu: Default domain type: (?P<type>\w+)")
 _AMD_FAULT = lazy_compile(r"(?:(?P<driver>[\w-]+) (?P<pfx>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): )?AMD-Vi: Event logged "
                           r"\[IO_PAGE_FAULT (?:device=(?P<dev>[0-9a-fA-F:.]+) )?domain=\S+ address=(?P<addr>0x[0-9a-fA-F]+)")
 
+# Intel VT-d: "[DMA Write]" (to 5.x) or "[DMA Write NO_PASID]" / "[DMA Read PASID 0x1]" (5.x+); some kernels print the
+# bus and slot as 0x02:0x00.0
+_DMAR_FAULT = lazy_compile(r"DMAR: \[DMA (?P<access>Read|Write)\b[^\]]*\] Request device \[(?:0x)?(?P<bus>[0-9a-fA-F]{2}):"
+                           r"(?:0x)?(?P<slot>[0-9a-fA-F]{2})\.(?P<fn>[0-7])\](?: fault addr (?P<addr>(?:0x)?[0-9a-fA-F]+))?")
+
 
 class IommuLines(LineProbe):
     name = "iommu"
     yields = ("sys.iommu", "sys.iommu_fault")
-    triggers = ("iommu", "IOMMU enabled", "IO_PAGE_FAULT")
+    triggers = ("iommu", "IOMMU enabled", "IO_PAGE_FAULT", "DMAR: [DMA ")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -36,12 +45,13 @@ class IommuLines(LineProbe):
         self.faults: dict[str, list] = {}      # device -> [first line_no, first line, driver, count, first address]
 
     def _fault(self, line_no: int, line: str) -> bool:
-        m = _AMD_FAULT.search(line) if "IO_PAGE_FAULT" in line else None
-        if not m:
+        if "DMAR: [DMA " in line and (d := _DMAR_FAULT.search(line)):
+            device, driver, address, access = f"{d['bus']}:{d['slot']}.{d['fn']}", "", d["addr"] or "", d["access"].lower()
+        elif "IO_PAGE_FAULT" in line and (m := _AMD_FAULT.search(line)):
+            device, driver, address, access = m["pfx"] or m["dev"], m["driver"] or "", m["addr"], ""
+        else:
             return False
-        groups = m.groupdict()
-        device = groups.get("pfx") or groups["dev"]
-        entry = self.faults.setdefault(device, [line_no, line, groups.get("driver") or "", 0, m["addr"]])
+        entry = self.faults.setdefault(device, [line_no, line, driver, 0, address, access])
         entry[3] += 1
         return True
 
@@ -67,6 +77,6 @@ class IommuLines(LineProbe):
         if chosen:
             number, line, setting, translating = chosen
             self.ctx.emit(Iommu, number, line, node=self.ctx.node, rank=-1, setting=setting, translating=translating)
-        for device, (number, line, driver, count, address) in self.faults.items():
+        for device, (number, line, driver, count, address, access) in self.faults.items():
             self.ctx.emit(IommuFault, number, line, node=self.ctx.node, rank=-1, device=device, driver=driver,
-                          faults=count, address=address)
+                          faults=count, address=address, access=access)

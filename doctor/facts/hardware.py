@@ -147,13 +147,15 @@ class Iommu(Fact):
 
 @fact
 class IommuFault(Fact):
-    """The IOMMU refused a device's DMA (AMD-Vi IO_PAGE_FAULT): one fact per device, on its first line."""
+    """The IOMMU refused a device's DMA (AMD-Vi IO_PAGE_FAULT, Intel VT-d DMAR fault): one fact per device, on its
+    first line."""
 
     KIND = "sys.iommu_fault"
     device: str = ""               # PCI address as the kernel printed it (0000:07:00.0, 41:00.0)
     driver: str = ""               # the driver that printed it (nvidia, mlx5_core, amdgpu); '' when the line names none
     faults: int = 0                # fault lines for this device in the input
     address: str = ""              # the first faulting address
+    access: str = ""               # write | read where the line says (DMAR's "[DMA Write]"); '' for AMD-Vi
 
 
 @fact
