@@ -53,3 +53,24 @@ def test_nccls_device_list_on_a_run_that_shows_no_failure_is_a_setting_not_an_al
     first = report.diagnoses[0]
     assert first.cause == "ib_hca_mismatch" and "IB600" in first.rules
     assert first.confidence <= GUESS_CEILING < ALARM
+
+
+SMALL_SHM_NOTHING_FAILED = CASES / "healthy-awsome-dt-slurm-studio-df-shm-392m" / "input"
+SMALL_SHM_AND_ITS_FAILURE = CASES / "shm-kserve-3791" / "input"
+
+
+def test_a_small_dev_shm_on_an_input_that_shows_no_failure_is_context_not_an_alarm() -> None:
+    """A login node's df -h with a 392M /dev/shm, shown by AWS as the expected listing (held-out batch MV:
+    shm_too_small 0.99 before). NODE001 still reads it, held under the alarm: a size, like a limit, is how the node
+    was set up, not a sign that anything failed. Its Lustre mount '10.1.53.46@tcp:/...' names no node."""
+    report = diagnose_files([str(SMALL_SHM_NOTHING_FAILED)])
+    first = report.diagnoses[0]
+    assert first.cause == "shm_too_small" and "NODE001" in first.rules
+    assert first.confidence <= GUESS_CEILING < ALARM
+    assert {f.node for f in report.facts} == {""}
+
+
+def test_a_small_dev_shm_beside_its_failure_still_alarms() -> None:
+    report = diagnose_files([str(SMALL_SHM_AND_ITS_FAILURE)])
+    first = report.diagnoses[0]
+    assert first.cause == "shm_too_small" and "NODE001" in first.rules and first.confidence >= ALARM

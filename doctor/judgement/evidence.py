@@ -49,10 +49,11 @@ def counted(findings: list[Finding]) -> dict[str, CauseEvidence]:
     return out
 
 
-# Facts that are settings, not signs: what the job was told to do, or the devices NCCL was set to use (its "NET/IB :
-# Using" list: an MLPerf run that finished lists 8 RoCE and 4 IB ports, held-out batch ML). A rule that binds only
+# Facts that are settings, not signs: what the job was told to do, the devices NCCL was set to use (its "NET/IB :
+# Using" list: an MLPerf run that finished lists 8 RoCE and 4 IB ports, held-out batch ML), or how the node was set up
+# (a /dev/shm size, a ulimit: a login node's df -h with a 392M /dev/shm, held-out batch MV). A rule that binds only
 # these reads context
-SETTING_KINDS = frozenset({"env.var", "launch.option", "nccl.hca"})
+SETTING_KINDS = frozenset({"env.var", "launch.option", "nccl.hca", "sys.shm", "sys.ulimit"})
 
 
 def settings_only(findings: list[Finding]) -> frozenset[str]:

@@ -16,7 +16,8 @@ MAX_HOSTS = 1     # more than one host named: the file is a merge of several mac
 HOST_SIGNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("NCCL line prefix host:pid:tid [dev]",
      re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?P<host>[A-Za-z][\w.\-]*):\d+:\d+ \[\d+\]", re.M)),
-    ("shell prompt user@host:path", re.compile(r"^\s*(?:\(\S+\)\s*)?[\w.\-]+@(?P<host>[A-Za-z][\w.\-]*):[~/]", re.M)),
+    # the prompt ends in $ or # after the path: "10.1.53.46@tcp:/fsname" at a line's start is a Lustre mount in df
+    ("shell prompt user@host:path$", re.compile(r"^\s*(?:\(\S+\)\s*)?[\w.\-]+@(?P<host>[A-Za-z][\w.\-]*):[~/][^\s$#]*[$#]", re.M)),
     ("shell prompt [user@host dir]$ (RHEL, CentOS, Rocky)",
      re.compile(r"^\s*(?:\([^\[\n]*\)\s*)?\[[\w.\-]+@(?P<host>[A-Za-z][\w.\-]*) [^\]\n]*\][$#]", re.M)),
     ("nccl-tests rank line", re.compile(r"^#\s+Rank\s+\d+\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(?P<host>[\w.\-]+)\s+device", re.M)),
