@@ -116,7 +116,7 @@ class NcclErrors(LineProbe):
     triggers = ("NCCL error", "NCCL Error", "NCCL failure", "ncclSystemError", "ncclInternalError", "ncclInvalidUsage", "ncclRemoteError",
                 "ncclUnhandledCudaError", "unhandled system error", "unhanled system error", "unhandled cuda error", "remote process exited",
                 "NCCL WARN", "WARN Call to", "shm_open", "posix_fallocate", "/dev/shm", "shared memory segment",
-                "Call to ibv_", "Got completion from peer", "Got completion with error", "Got async event", "Got async error event", "async fatal event", "unable to write to file </torch_",
+                "Call to ibv_", "Got completion from peer", "Got completion with error", "Got async event", "unable to write to file </torch_",
                 "unable to open shared memory", "unable to allocate shared memory", "unable to mmap", "with family 0", "neither AF_INET", " WARN ",
                 " qpn ", "NVLink SHARP (NVLS) Multicast", _OFI_LAST, "Cuda failure", *_BARE_WARNS)
 
@@ -196,7 +196,7 @@ class NcclErrors(LineProbe):
             self._call(n, line, _call_name(m["call"]), dev["dev"] if dev else "",
                        gid_index=index, roce="::ffff:" in line or "RoCE" in line,
                        local_gid=local_gid, remote_gid=remote["g"] if remote else "")
-        if ("async event" in line or "async error event" in line or "async fatal" in line) and (m := _ASYNC_EVENT.search(line)):
+        if "async " in line and (m := _ASYNC_EVENT.search(line)):     # 2.2x's wordings are WARN lines: triggered
             event = m["event"].strip(" :")[:80]
             dev = _DEV.search(line)
             self.ctx.emit(IbEvent, n, line, hca=dev["dev"] if dev else m["dev"] or "", event=event,
