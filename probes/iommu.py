@@ -12,6 +12,9 @@ Sample input:
     DMAR: [DMA Write NO_PASID] Request device [00:02.0] fault addr 0xb97ff000 [fault reason 0x05] PTE Write access is not set
 
 Intel's DMAR lines name the device by its bus address only, never its driver: whether it is a GPU the line does not say.
+A fault is a GPU's DMA (gpu_dma) where the nvidia driver printed it, or, for DMAR, where two or more devices' writes were
+refused: GPUs writing into each other's memory fault in pairs; one device alone (an iGPU, a disk controller) faults for
+reasons of its own.
 """
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ class IommuLines(LineProbe):
         self.domain: tuple[int, str, str, bool] | None = None     # the kernel's word wins
         self.cmdline: tuple[int, str, str, bool] | None = None
         self.enabled: tuple[int, str] | None = None
-        self.faults: dict[str, list] = {}      # device -> [first line_no, first line, driver, count, first address]
+        self.faults: dict[str, list] = {}      # device -> [first line_no, first line, driver, count, first address, access]
 
     def _fault(self, line_no: int, line: str) -> bool:
         if "DMAR: [DMA " in line and (d := _DMAR_FAULT.search(line)):
@@ -77,6 +80,8 @@ class IommuLines(LineProbe):
         if chosen:
             number, line, setting, translating = chosen
             self.ctx.emit(Iommu, number, line, node=self.ctx.node, rank=-1, setting=setting, translating=translating)
+        writers = sum(1 for entry in self.faults.values() if not entry[2] and entry[5] == "write")
         for device, (number, line, driver, count, address, access) in self.faults.items():
+            gpu_dma = driver == "nvidia" or (not driver and access == "write" and writers >= 2)
             self.ctx.emit(IommuFault, number, line, node=self.ctx.node, rank=-1, device=device, driver=driver,
-                          faults=count, address=address, access=access)
+                          faults=count, address=address, access=access, gpu_dma=gpu_dma)

@@ -156,6 +156,8 @@ class IommuFault(Fact):
     faults: int = 0                # fault lines for this device in the input
     address: str = ""              # the first faulting address
     access: str = ""               # write | read where the line says (DMAR's "[DMA Write]"); '' for AMD-Vi
+    gpu_dma: bool = False          # a GPU's DMA, as the input tells: the nvidia driver printed it (AMD-Vi), or (DMAR,
+                                   # which names no driver) the writes of two or more devices were refused
 
 
 @fact

@@ -1,6 +1,7 @@
 """iommu: Intel VT-d's DMAR fault lines ("DMAR: [DMA Write] Request device [02:00.0] ... PTE Write access is not
 set") are IOMMU faults as AMD-Vi's IO_PAGE_FAULT are (issue 12, held-out batch MT: tensorflow#32654, where two GPUs'
-peer-to-peer writes were refused and nothing read the lines)."""
+peer-to-peer writes were refused and nothing read the lines). Two devices whose writes DMAR refused are GPU DMA
+(gpu_dma), which PEER520 reads; one alone is not."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -31,3 +32,8 @@ def test_the_5x_wording_with_no_pasid_is_read() -> None:
 def test_a_fault_status_line_alone_is_no_fault() -> None:
     assert not [f for f in parse_lines(IommuLines, "[1478401.486621] DMAR: DRHD: handling fault status reg 502\n")
                 if f.KIND == "sys.iommu_fault"]
+
+
+def test_two_writers_are_gpu_dma_and_one_is_not() -> None:
+    assert all(f.get("gpu_dma") for f in faults(TWO_GPUS))
+    assert not any(f.get("gpu_dma") for f in faults(ONE_IGPU))
