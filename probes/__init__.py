@@ -20,6 +20,7 @@ from probes.nccl_coll import NcclCollLines
 from probes.container_spec import ContainerSpec
 from probes.cuda_errors import CudaErrors
 from probes.dcgm_diag import DcgmDiag
+from probes.dcgm_diag_json import DcgmDiagJson
 from probes.fabric_manager import FabricManagerLines
 from probes.deepspeed import DeepSpeed
 from probes.serving_launchers import ServingLaunchers
@@ -168,6 +169,7 @@ DOCUMENT_PROBES: tuple[type[DocumentProbe], ...] = (
     Perftest,           # ib_write_bw / ib_read_bw / ib_*_lat, host or --use_cuda buffers
     OsuBenchmarks,      # osu_bw / osu_bibw / osu_latency tables, host or GPU buffers
     NcclTestsJson,      # nccl-tests -J output
+    DcgmDiagJson,       # dcgmi diag -j: the tests that failed a GPU
     NsysStats,          # nsys stats --format csv: kernel, API and GPU trace reports
     Expectations,       # what links and collectives should measure (link_gbps: 10, ...)
     NvidiaSmiQuery,     # nvidia-smi -q: PCIe link, clocks event reasons, ECC, remapping, fabric, processes
