@@ -18,8 +18,9 @@ _VERBS_WARNING = lazy_compile(r"RLIMIT_MEMLOCK is (?P<bytes>\d+) bytes")
 _UCX_HINT = lazy_compile(r"max locked memory \(ulimit -l\) to 'unlimited' \(current: (?P<kb>\d+) kbytes\)")
 _DAPL = lazy_compile(r"RLIMIT_MEMLOCK too small")
 # Open MPI's openib BTL help text: "The OpenIB BTL failed to initialize while trying to allocate some / locked memory.
-# ..." and, a few lines on, its field "Memlock limit: 32767" (the limit that stopped it, in KiB; Open MPI FAQ)
-_OPENIB = "failed to initialize while trying to allocate some"
+# ..." (1.6 wraps it "The OpenFabrics (openib) BTL failed to initialize while trying to / allocate some locked
+# memory.") and, a few lines on, its field "Memlock limit: 32767" (the limit that stopped it, in KiB; Open MPI FAQ)
+_OPENIB = "BTL failed to initialize while trying to"
 _OPENIB_LIMIT = lazy_compile(r"^\s*Memlock limit:\s+(?P<kb>\d+|unlimited)\s*$")
 _BARE = lazy_compile(r"^\s*(?P<v>\d+|unlimited)\s*$")
 

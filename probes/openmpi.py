@@ -60,6 +60,12 @@ _MATCH_INCOMING = lazy_compile(r"btl: tcp: Match incoming connection from \[\[[\
 _UNREACHABLE = lazy_compile(r"At least one pair of MPI processes are unable to reach each other")
 _MISDIRECTED = lazy_compile(r"Open MPI accepted a TCP connection from what appears to be a")
 _DAEMONS = lazy_compile(r"(?:ORTE|PRTE|prterun|mpirun) was unable to (?:reliably )?start one or more daemons")
+# mpirun starts its daemon (orted, prted) on each remote host with options only its own release passes; a daemon
+# that calls one unknown is another Open MPI: 'orted: Error: unknown option "--tree-spawn"' ("Only an old version of
+# OMPI would not understand that cmd line option", ompi#7630), "[host:pid] Error: unknown option "--hnp-topo-sig""
+# (v1.6 meeting v1.10, users list 2016/05/29075). mpirun's own "mpirun: Error: unknown option" is the user's typo.
+_DAEMON_OPTION = lazy_compile(r'(?:^\s*(?:\[[\w.\-]+:\s*\d+\]\s*)?|\b(?:orted|prted): )Error: unknown option '
+                              r'"--(?P<opt>hnp-topo-sig|tree-spawn|hnp-uri|parent-uri|prtemca|pmixmca)"')
 _UCX_DEVICE = lazy_compile(r"UCX\s+WARN\s+network device '(?P<dev>[^']+)' is not available")
 _UCX_NONE = lazy_compile(r"UCX\s+ERROR\s+no usable transports/devices \(asked \S+ on network:(?P<dev>[^\s)]+)")
 _UCX_CONNECT = lazy_compile(r"UCX\s+ERROR.*?(?P<host>\d{1,3}(?:\.\d{1,3}){3}):(?P<port>\d+)\)? failed:? (?P<err>.+)$")
@@ -98,7 +104,8 @@ class OpenMpi(LineProbe):
                 "Match incoming connection from", "UCX", "mpi_cuda_support",
                 "built_with_cuda_support", "direct launched using", "PMIX ERROR", "PMIx_Init", "PMI_Init", "PMI2_Init",
                 "OPAL ERROR", "noticed that process rank", "-mca ", "--mca ", "not enough slots available",
-                "ALLOCATED NODES", "slots_inuse=", "hwloc_set_cpubind returned", "tried to bind a new process")
+                "ALLOCATED NODES", "slots_inuse=", "hwloc_set_cpubind returned", "tried to bind a new process",
+                "Error: unknown option")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -171,6 +178,9 @@ class OpenMpi(LineProbe):
             self._connect(n, line, "", -1, "misdirected", None)
         elif _DAEMONS.search(line):
             self.ctx.emit(RemoteLaunchError, n, line, launcher="mpirun", reason="daemon")
+        elif "unknown option" in line and (m := _DAEMON_OPTION.search(line)):
+            self.ctx.emit(RemoteLaunchError, n, line, launcher="mpirun", host=self._node(line) or "",
+                          reason="daemon_version")
         elif (m := _SIGNAL.search(line)):
             self.ctx.emit(WorkerExit, n, line, node=m["node"], rank=int(m["rank"]), launcher="mpirun",
                           code=-int(m["sig"]), signal=_SIGNAMES.get(m["name"], m["name"]))

@@ -30,7 +30,8 @@ class RemoteLaunchError(Fact):
     KIND = "launch.remote_error"
     launcher: str = ""             # pdsh | ssh | mpirun | horovodrun | deepspeed
     host: str = ""
-    reason: str = ""               # auth | host_key | not_found | daemon | host_slots (a host:slots reached ssh) | other
+    reason: str = ""               # auth | host_key | not_found | daemon | daemon_version (the remote daemon is another
+                                   # release: it rejects an option mpirun passes) | host_slots (a host:slots reached ssh) | other
 
 
 @fact
