@@ -147,6 +147,10 @@ _SIGBUS_WRAPPED = lazy_compile(r"killed by signal: Bus\s*$")
 # Other return values (out of memory, peer access unsupported) are not this reading.
 _IPC_OPEN_INVALID = lazy_compile(r"cuIpcOpenMemHandle(?::\s*invalid argument, CUDA_ERROR_INVALID_VALUE"
                                  r"|\s+return value:\s+1\b)")
+# the loader's words for a library that did not load: absent, or present for another architecture (dlerror's
+# "/usr/lib/libcuda.so.1: wrong ELF class: ELFCLASS32": the 32-bit driver library found first on a 64-bit process,
+# Open MPI's CUDA-aware support disabled by it, users list 2015/03/26537)
+_LOAD_FAILED = ("cannot open shared object", "not found", "wrong ELF class")
 _CAUSED_BY = lazy_compile(r"caused by previous Xid (?P<xid>\d+)")
 # the bus id as the driver prints it, or as a poster masked it ("NVRM: Xid (PCI:0000:XX:00): 13, ...", an EKS blog)
 _XID = lazy_compile(r"Xid \((?:PCI:)?(?P<bus>[0-9a-fA-FxX:.]+)\): (?P<xid>\d+)")
@@ -219,7 +223,7 @@ class CudaErrors(LineProbe):
             return
         for words, kind in _CUDA:
             if words in line:
-                if words.endswith(".so") and "cannot open shared object" not in line and "not found" not in line:
+                if words.endswith(".so") and not any(miss in line for miss in _LOAD_FAILED):
                     continue   # a library named, not missing
                 if kind == "lib_missing" and _NCCL_CUDA_LOOKUP in line:
                     continue   # NCCL's own dlopen of the unversioned name, not the process's CUDA (see _NCCL_CUDA_LOOKUP)

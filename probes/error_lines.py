@@ -45,6 +45,9 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # or a failed assertion, nothing else; the signal's own line may be missing from a paste (ucx#3776, held-out LI)
     ("signal", re.compile(r"(?:^|[:>])\s*==== backtrace(?: \(tid:\s*\d+\))? ====\s*$")),
     ("error", re.compile(r"\b(?:ERROR|FATAL|Fatal errors?|fatal errors?)\b|\b[Ee]rror:")),
+    # MPI's error handler aborting the job: Open MPI's banner "*** An error occurred in MPI_Bcast" and its class
+    # "*** MPI_ERR_TRUNCATE: message truncated" (users list 2007/10/4133), whatever the application logged around them
+    ("error", re.compile(r"\*\*\* An error occurred in MPI_\w+|\bMPI_ERR_[A-Z_]+\b")),
     # an error message that opens a line with "Error <doing>" and no colon: Hydra's "Error merging 'config.yaml' with
     # schema", "Error executing job with overrides: [...]", "Error instantiating ...", "Error locating target ..."
     # (Lightning#15545, held-out batch IF: the relaunched ranks' own failure)
@@ -101,6 +104,10 @@ NOT_ERRORS = re.compile(r"NCCL INFO|\b[A-Z]\w*Warning\b|errors?\s*[:=]\s*0\b"
                         # nccl-tests' summary "# Out of bounds values : 0 OK" ("16 FAILED" is a failure: nccl#1261)
                         r"|^\s*File \"|warnings\.warn|#\s*Out of bounds values\s*:\s*0\s+OK"
                         r"|\bDEBUG\b|\bINFO\b(?!.*\bERROR\b)"
+                        # UCX's DIAG level sits below WARN: "UCX  DIAG  rdma_create_event_channel failed: No such
+                        # device" on a host with no RDMA-CM (ucx#11261), "failed to create directory '/run/user/0/ucx'"
+                        # of its VFS on a run that finished (an MLPerf result log): diagnostics, no failure
+                        r"|\bUCX\s+DIAG\b"
                         r"|^\s*\[?I\d{4} \d\d:\d\d:\d\d\.\d+ "   # glog/c10 severity I (info): "[I1203 06:26:06.01 ..."
                         r"|^\s*(?:\+\s*)?(?:echo|printf)\s"   # a job script's own message text, not its output
                         # a setting echoed: "log_level: ERROR", or an environment dump's "HOROVOD_LOG_LEVEL=ERROR",
@@ -148,7 +155,8 @@ class ErrorLines(LineProbe):
                 "Failed", "Failure", "Fatal: ", "non-zero", "has been aborted", "[error]", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
                 "SIGBUS", "SIGKILL", "Access violation", "==== backtrace", "detected as host by UCX", "Process received signal", "terminate called", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
                 "warning only", "WARNING ONLY", "Warning only", "--------------------",
-                "ncompatible", "CUDA error", "Cuda error", "CUDA failure", "Cuda failure")
+                "ncompatible", "CUDA error", "Cuda error", "CUDA failure", "Cuda failure", "An error occurred in MPI_",
+                "MPI_ERR_")
 
     def __init__(self, ctx) -> None:  # type: ignore[no-untyped-def]
         super().__init__(ctx)

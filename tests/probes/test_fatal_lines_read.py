@@ -12,6 +12,8 @@
   fixtures/cases/ksb-cntk-913-mpiexec-2gpu-access-violation-after-epoch)
 - nccl-tests' summary when results were wrong: "# Out of bounds values : 16 FAILED" (nccl#1261;
   fixtures/cases/ksb-nccl-1261-a100-nv4-forced-ll128-oob). Its healthy form "... : 0 OK" stays no failure.
+- Open MPI's error handler: "*** An error occurred in MPI_Bcast" / "*** MPI_ERR_TRUNCATE: message truncated"
+  (users list 2007/10/4133, held-out batch NF: read healthy among the application's DEBUG lines).
 """
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ CASES = Path(__file__).resolve().parents[2] / "fixtures" / "cases"
     ("ksb-cntk-913-mpiexec-2gpu-access-violation-after-epoch", "Caught Win32 exception 0xc0000005: Access violation."),
     ("ksb-nccl-1261-a100-nv4-forced-ll128-oob", "# Out of bounds values : 16 FAILED"),
     ("ksb-nixl-1628-cu13-wheel-ucx-cuda-modules-not-found", "VRAM memory is detected as host by UCX."),
+    # Open MPI's error handler aborting in a collective, between an application's DEBUG lines (users list 2007/10/4133)
+    ("collective-desync-ompi-users-2007-4133-unmatched-bcast-truncate", "*** MPI_ERR_TRUNCATE: message truncated"),
 ])
 def test_the_failure_line_makes_the_input_a_failure(case: str, line: str) -> None:
     report = diagnose_files([str(CASES / case / "input")])
