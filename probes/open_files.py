@@ -10,6 +10,7 @@ Sample input:
     E1016 17:14:42.006647171   33721 tcp_server_posix.cc:213]    Failed accept4: Too
      many open files                  (gRPC's line as a terminal wrapped it: the tail alone names EMFILE)
     RuntimeError: received 0 items of ancdata     (multiprocessing's recvfds(): a DataLoader worker's descriptor dropped)
+    [m2001:16147] mca_oob_tcp_accept: accept() failed with errno 24.     (Open MPI 1.x: EMFILE by its number)
     raise RuntimeError('received %d items of ancdata' %        (the same raise, its source line, in a cut traceback)
 """
 from __future__ import annotations
@@ -26,6 +27,9 @@ _OUT_OF_FILES = lazy_compile(_EMFILE + "|EMFILE")
 # strerror(EMFILE) cut after "Too" by a terminal or a pager: the next line starts with its tail, which nothing
 # else prints at the start of a line
 _WRAPPED_TAIL = lazy_compile(r"^\s*many open files\s*$")
+# EMFILE by its number (24 on Linux and the BSDs), as C code that prints errno raw says it: Open MPI 1.x's
+# "mca_oob_tcp_accept: accept() failed with errno 24." (users list 2006/11/2214: 192 processes, a 1024-file limit)
+_EMFILE_NUMBER = lazy_compile(r"\b(?P<call>accept4?|socket|open|pipe|dup2?)\(\)[^\n]{0,20}?\berrno\s*[=:]?\s*24\b")
 # A worker sends each shared tensor's descriptor over a Unix socket (the file_descriptor sharing strategy); when the
 # receiving process has no descriptor left the kernel drops it from the message (MSG_CTRUNC) and Python's
 # multiprocessing.reduction.recvfds() raises this - PyTorch's own diagnosis (PR 34768, the fix of pytorch#973) now
@@ -38,7 +42,8 @@ _ANCDATA = lazy_compile(r"\breceived (?:0|%d) items of ancdata\b")
 class OpenFiles(LineProbe):
     name = "open_files"
     yields = ("sys.ulimit", "sys.call_failed")
-    triggers = ("open files", "nofiles", "Too many open files", "Too may open files", "EMFILE", "items of ancdata")   # "open files" also
+    triggers = ("open files", "nofiles", "Too many open files", "Too may open files", "EMFILE", "items of ancdata",
+                "errno 24", "errno=24", "errno = 24")   # "open files" also
     # brings the tail of a wrapped "Too many open files" (_WRAPPED_TAIL)
 
     def feed(self, line_no: int, line: str) -> None:
@@ -46,6 +51,9 @@ class OpenFiles(LineProbe):
         if m:     # kb holds the count of files for nofile
             value = m["v"] or m["dash"]          # bash: 'open files (-n) 1024'; dash: 'nofiles 1024'
             self.ctx.emit(Ulimit, line_no, line, name="nofile", kb=-1 if value == "unlimited" else int(value))
+            return
+        if "24" in line and (m := _EMFILE_NUMBER.search(line)):
+            self.ctx.emit(CallFailed, line_no, line, call=m["call"], errno="EMFILE", resource="file descriptors")
             return
         if _ANCDATA.search(line):
             self.ctx.emit(CallFailed, line_no, line, call="recvmsg", errno="EMFILE", resource="file descriptors")

@@ -64,8 +64,18 @@ _DAEMONS = lazy_compile(r"(?:ORTE|PRTE|prterun|mpirun) was unable to (?:reliably
 # that calls one unknown is another Open MPI: 'orted: Error: unknown option "--tree-spawn"' ("Only an old version of
 # OMPI would not understand that cmd line option", ompi#7630), "[host:pid] Error: unknown option "--hnp-topo-sig""
 # (v1.6 meeting v1.10, users list 2016/05/29075). mpirun's own "mpirun: Error: unknown option" is the user's typo.
+# The options: those of 1.3 and later, and 1.2's daemon argv as a real launch prints it ("orted --debug --bootproxy 1
+# --name 0.0.1 --num_procs 2 --vpid_start 0 --nodename n06 --universe ... --nsreplica ... --gprreplica ...", users list
+# 2009/06/9634); generic names (--name, --debug, --nodename) are left out, other programs have them too.
+# Open MPI processes of two builds exchanging start-up data: one unpacks more (or less) than the other packed.
+# "ORTE_ERROR_LOG: Data unpack would read past end of buffer in file util/nidmap.c" (users list 2010/12/15035: an
+# application left compiled against the old install), "... Data unpack had inadequate space ..." (ompi#9918). Open
+# MPI's maintainers: "the majority of time people run into this error, it's because users are accidentally /
+# unknowingly using multiple different versions of Open MPI" (ompi#4437). Not always: read as its own sign.
+_UNPACK = lazy_compile(r"ORTE_ERROR_LOG: Data unpack (?:would read past end of buffer|had inadequate space)")
 _DAEMON_OPTION = lazy_compile(r'(?:^\s*(?:\[[\w.\-]+:\s*\d+\]\s*)?|\b(?:orted|prted): )Error: unknown option '
-                              r'"--(?P<opt>hnp-topo-sig|tree-spawn|hnp-uri|parent-uri|prtemca|pmixmca)"')
+                              r'"--(?P<opt>hnp-topo-sig|tree-spawn|hnp-uri|parent-uri|prtemca|pmixmca|bootproxy|num_procs'
+                              r'|vpid_start|nsreplica|gprreplica)"')
 _UCX_DEVICE = lazy_compile(r"UCX\s+WARN\s+network device '(?P<dev>[^']+)' is not available")
 _UCX_NONE = lazy_compile(r"UCX\s+ERROR\s+no usable transports/devices \(asked \S+ on network:(?P<dev>[^\s)]+)")
 _UCX_CONNECT = lazy_compile(r"UCX\s+ERROR.*?(?P<host>\d{1,3}(?:\.\d{1,3}){3}):(?P<port>\d+)\)? failed:? (?P<err>.+)$")
@@ -105,7 +115,7 @@ class OpenMpi(LineProbe):
                 "built_with_cuda_support", "direct launched using", "PMIX ERROR", "PMIx_Init", "PMI_Init", "PMI2_Init",
                 "OPAL ERROR", "noticed that process rank", "-mca ", "--mca ", "not enough slots available",
                 "ALLOCATED NODES", "slots_inuse=", "hwloc_set_cpubind returned", "tried to bind a new process",
-                "Error: unknown option")
+                "Error: unknown option", "Data unpack")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -178,7 +188,9 @@ class OpenMpi(LineProbe):
             self._connect(n, line, "", -1, "misdirected", None)
         elif _DAEMONS.search(line):
             self.ctx.emit(RemoteLaunchError, n, line, launcher="mpirun", reason="daemon")
-        elif "unknown option" in line and (m := _DAEMON_OPTION.search(line)):
+        elif "Data unpack" in line and _UNPACK.search(line):
+            self.ctx.emit(RemoteLaunchError, n, line, launcher="mpirun", host=self._node(line) or "", reason="wire_format")
+        elif "unknown option" in line and _DAEMON_OPTION.search(line):
             self.ctx.emit(RemoteLaunchError, n, line, launcher="mpirun", host=self._node(line) or "",
                           reason="daemon_version")
         elif (m := _SIGNAL.search(line)):

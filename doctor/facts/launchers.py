@@ -31,7 +31,8 @@ class RemoteLaunchError(Fact):
     launcher: str = ""             # pdsh | ssh | mpirun | horovodrun | deepspeed
     host: str = ""
     reason: str = ""               # auth | host_key | not_found | daemon | daemon_version (the remote daemon is another
-                                   # release: it rejects an option mpirun passes) | host_slots (a host:slots reached ssh) | other
+                                   # release: it rejects an option mpirun passes) | wire_format (processes of two builds
+                                   # unpack each other's start-up data wrongly) | host_slots (a host:slots reached ssh) | other
 
 
 @fact
