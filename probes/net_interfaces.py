@@ -1,9 +1,16 @@
-"""Network interfaces and their addresses: `ip -j addr` (JSON), `ip addr` (text), or the same JSON written by
-the live reader from psutil where iproute2 is missing.
+"""Network interfaces and their addresses: `ip -j addr` (JSON), `ip addr` (text), `ifconfig` (net-tools 1.x and 2.x,
+macOS/BSD), or the same JSON written by the live reader from psutil where iproute2 is missing.
 
 Sample input (text form):
     2: eth0@if17: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP group default
         inet 10.42.0.7/24 brd 10.42.0.255 scope global eth0
+    ens5: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 9001                      (ifconfig, net-tools 2.x)
+            inet 172.31.65.244  netmask 255.255.224.0  broadcast 172.31.95.255
+    en0: flags=8822<BROADCAST,SMART,SIMPLEX,MULTICAST> mtu 1500                     (macOS)
+            inet 192.168.2.1 netmask 0xffffff00 broadcast 192.168.2.255
+    eth1      Link encap:Ethernet  HWaddr 00:17:31:9C:93:A2                         (net-tools 1.x)
+              inet addr:192.168.1.14  Bcast:192.168.1.255  Mask:255.255.255.0
+              UP BROADCAST RUNNING MULTICAST  MTU:1500  Metric:1
 """
 from __future__ import annotations
 
@@ -21,6 +28,13 @@ from doctor.probing.regex import lazy_compile
 
 _IF = lazy_compile(r"^\d+:\s+(?P<name>[^:@\s]+)(?:@\S+)?:\s+<(?P<flags>[^>]*)>(?:.*?\bmtu (?P<mtu>\d+))?")
 _INET = lazy_compile(r"^\s+inet6?\s+(?P<addr>[0-9a-fA-F.:]+)(?:/(?P<prefix>\d+))?\b")
+# ifconfig: the interface's own line, then its addresses (IPv4 with a dotted or hex netmask; IPv6 with prefixlen)
+_IFCONFIG_NEW = lazy_compile(r"^(?P<name>[\w.:\-]+): flags=[0-9a-fA-F]+<(?P<flags>[^>]*)>(?:.*?\bmtu (?P<mtu>\d+))?")
+_IFCONFIG_OLD = lazy_compile(r"^(?P<name>[\w.:\-]+)\s+Link encap:")
+_IFCONFIG_INET = lazy_compile(r"^\s+inet (?:addr:)?(?P<addr>\d{1,3}(?:\.\d{1,3}){3})\b.*?\b(?:netmask |Mask:)"
+                              r"(?P<mask>0x[0-9a-fA-F]{8}|\d{1,3}(?:\.\d{1,3}){3})")
+_IFCONFIG_INET6 = lazy_compile(r"^\s+inet6 (?:addr:\s*)?(?P<addr>[0-9a-fA-F:]+)(?:%\S+)?(?:/(?P<slash>\d+)|\s+prefixlen (?P<prefix>\d+))")
+_IFCONFIG_MTU = lazy_compile(r"^\s+\b(?:UP|BROADCAST|RUNNING)\b.*?\bMTU:(?P<mtu>\d+)")
 
 
 class NetInterfaces(DocumentProbe):
@@ -33,11 +47,17 @@ class NetInterfaces(DocumentProbe):
         if head.lstrip().startswith("[") and '"ifname"' in head and '"addr_info"' in head:
             return True
         lines = head.splitlines()[:400]
-        return any(_IF.match(x) for x in lines) and any(_INET.match(x) for x in lines)
+        if any(_IF.match(x) for x in lines) and any(_INET.match(x) for x in lines):
+            return True
+        return any(_IFCONFIG_NEW.match(x) or _IFCONFIG_OLD.match(x) for x in lines) and \
+            any(_IFCONFIG_INET.match(x) or _IFCONFIG_INET6.match(x) for x in lines)
 
     def parse(self, text: str, ctx: ParseContext) -> None:
-        if text.lstrip().startswith("["):
+        if text.lstrip().startswith("[") and '"ifname"' in text:   # not a "[root@host ~]# ifconfig" transcript
             self._json(text, ctx)
+            return
+        if not any(_IF.match(x) for x in text.splitlines()[:400]):
+            self._ifconfig(text, ctx)
             return
         name, mtu = "", -1
         for number, line in enumerate(text.splitlines(), start=1):
@@ -48,6 +68,23 @@ class NetInterfaces(DocumentProbe):
             m = _INET.match(line)
             if m and name:
                 _emit(ctx, number, line, name, m["addr"], mtu, int(m["prefix"]) if m["prefix"] else -1)
+
+    def _ifconfig(self, text: str, ctx: ParseContext) -> None:
+        """ifconfig: an address line belongs to the interface line above it; net-tools 1.x gives the MTU after the
+        addresses, so each interface's addresses are emitted when its block ends."""
+        block: dict[str, Any] | None = None
+        for number, line in enumerate(text.splitlines(), start=1):
+            if (m := _IFCONFIG_NEW.match(line) or _IFCONFIG_OLD.match(line)):
+                _flush(ctx, block)
+                block = {"name": m["name"], "mtu": int(m.groupdict().get("mtu") or -1), "addrs": []}
+            elif block is not None:
+                if (a := _IFCONFIG_INET.match(line)):
+                    block["addrs"].append((number, line, a["addr"], _prefix(a["mask"])))
+                elif (a6 := _IFCONFIG_INET6.match(line)):
+                    block["addrs"].append((number, line, a6["addr"], int(a6["slash"] or a6["prefix"])))
+                elif (mtu := _IFCONFIG_MTU.match(line)):
+                    block["mtu"] = int(mtu["mtu"])
+        _flush(ctx, block)
 
     def _json(self, text: str, ctx: ParseContext) -> None:
         try:
@@ -66,6 +103,21 @@ class NetInterfaces(DocumentProbe):
                     prefix = addr.get("prefixlen")
                     _emit(ctx, number, lines[number - 1] if lines else "", str(iface.get("ifname", "")), local,
                           _int(iface.get("mtu")), _int(prefix))
+
+
+def _flush(ctx: ParseContext, block: dict[str, Any] | None) -> None:
+    for number, line, address, prefix in block["addrs"] if block else []:
+        _emit(ctx, number, line, block["name"], address, block["mtu"], prefix)   # type: ignore[index]
+
+
+def _prefix(mask: str) -> int:
+    """A netmask as ifconfig prints it (255.255.224.0, or 0xffffff00 on macOS) -> its prefix length; -1 if not one."""
+    try:
+        bits = int(mask, 16) if mask.startswith("0x") else int(ipaddress.IPv4Address(mask))
+    except ValueError:
+        return -1
+    ones = bin(bits).count("1")
+    return ones if bits == (0xFFFFFFFF << (32 - ones)) & 0xFFFFFFFF else -1
 
 
 def _int(value: Any) -> int:
