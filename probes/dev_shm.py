@@ -30,6 +30,19 @@ _RAY_SHORT = lazy_compile(r"object store size .{0,60}?exceeds (?:the capacity of
 # printed whatever the error; only ENOSPC says the region did not fit.
 _TRITON_SHORT = lazy_compile(r"Unable to initialize shared memory key '[^']*' to requested size \(\d+ bytes\)"
                              r".*No space left on device")
+# An MPI library's shared-memory transport could not map its backing file (in /dev/shm or its session directory under
+# /tmp or $XDG_RUNTIME_DIR): Open MPI's help text "It appears as if there is not enough space for <file> (the
+# shared-memory backing file)" with its fields "Space Requested: N B" / "Space Available: M B" (users list 2014/25572,
+# devel 2016/19126), its sm BTL's "create_and_attach: unable to create shared memory BTL coordinating structure"
+# (2015/26906) and the aggregated "help-opal-shmem-mmap.txt / target full"; an older MPI's "Unable to allocate shared
+# memory for intra-node messaging. / Delete stale shared memory files in /dev/shm." (users list 2008/11/7256).
+_MPI_NO_SPACE = "not enough space for"
+_MPI_AVAILABLE = lazy_compile(r"^\s*Space Available:\s*(?P<bytes>\d+)\s*B\s*$")
+_MPI_REFUSED = lazy_compile(r"unable to create shared memory BTL coordinating structure|help-opal-shmem-mmap\.txt / target full"
+                            r"|Unable to allocate shared memory for intra-node messaging")
+_MPI_SPAN = 12      # the help text's fields follow its title within this many lines
+# df -i / df -hi: the same rows count inodes, not bytes ("tmpfs 16M 3 16M 1% /dev/shm" is 16 M inodes)
+_DF_HEADER = lazy_compile(r"^Filesystem\s+(?P<what>\S+)")
 _POWERS = {"": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4, "P": 1024**5}
 
 
@@ -41,14 +54,23 @@ def _size(text: str) -> float:
 class ShmLines(LineProbe):
     name = "dev_shm"
     yields = ("sys.shm", "sys.shm_short")
-    triggers = ("/dev/shm", "Unable to initialize shared memory key")
+    triggers = ("/dev/shm", "Unable to initialize shared memory key", "Mounted on", _MPI_NO_SPACE, "Space Available:",
+                "shared memory BTL coordinating structure", "help-opal-shmem-mmap.txt / target full",
+                "Unable to allocate shared memory for intra-node")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
         self.size: tuple[int, str, float] | None = None
         self.mode: tuple[int, str, bool] | None = None
+        self.inodes = False            # under a `df -i` header: its rows count inodes
+        self.no_space_at = -_MPI_SPAN  # the line of Open MPI's "not enough space for" title
 
     def feed(self, line_no: int, line: str) -> None:
+        if self._mpi_backing_file(line_no, line):
+            return
+        if (h := _DF_HEADER.match(line)) and "Mounted on" in line:
+            self.inodes = h["what"] in ("Inodes", "IUsed")
+            return
         m = _RAY_SHORT.search(line) if "object store" in line or "because /dev/shm" in line else None
         if m and m["avail"]:      # Ray measured /dev/shm (free bytes, all of it in a fresh container): a size like df's
             self.size = self.size or (line_no, line, float(m["avail"]))
@@ -62,7 +84,8 @@ class ShmLines(LineProbe):
             return
         m = _DF.match(line)
         if m:
-            self.size = (line_no, line, _size(m["size"]))
+            if not self.inodes:
+                self.size = (line_no, line, _size(m["size"]))
             return
         m = _MOUNT.match(line)
         if m:
@@ -73,6 +96,19 @@ class ShmLines(LineProbe):
         m = _LS.match(line)
         if m:
             self.mode = (line_no, line, m["mode"][8] == "w")   # others may write: every job user can
+
+    def _mpi_backing_file(self, line_no: int, line: str) -> bool:
+        """An MPI library's shared-memory backing file that did not fit: Open MPI's help text names the bytes free."""
+        if _MPI_NO_SPACE in line and "It appears as if" in line:
+            self.no_space_at = line_no
+            return True
+        if "Space Available:" in line and line_no - self.no_space_at <= _MPI_SPAN and (m := _MPI_AVAILABLE.match(line)):
+            self.ctx.emit(ShmShort, line_no, line, program="mpi", available=float(m["bytes"]), refused=True)
+            return True
+        if _MPI_REFUSED.search(line):
+            self.ctx.emit(ShmShort, line_no, line, program="mpi", available=-1, refused=True)
+            return True
+        return False
 
     def finish(self) -> None:
         if not (self.size or self.mode):
