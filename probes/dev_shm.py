@@ -38,7 +38,8 @@ _TRITON_SHORT = lazy_compile(r"Unable to initialize shared memory key '[^']*' to
 # memory for intra-node messaging. / Delete stale shared memory files in /dev/shm." (users list 2008/11/7256).
 _MPI_NO_SPACE = "not enough space for"
 _MPI_AVAILABLE = lazy_compile(r"^\s*Space Available:\s*(?P<bytes>\d+)\s*B\s*$")
-_MPI_REFUSED = lazy_compile(r"unable to create shared memory BTL coordinating structure|help-opal-shmem-mmap\.txt / target full"
+_MPI_REFUSED = lazy_compile(r"unable to create shared memory BTL coordinating structure"
+                            r"|help-opal-shmem-mmap\.txt / target full"
                             r"|Unable to allocate shared memory for intra-node messaging")
 _MPI_SPAN = 12      # the help text's fields follow its title within this many lines
 # df -i / df -hi: the same rows count inodes, not bytes ("tmpfs 16M 3 16M 1% /dev/shm" is 16 M inodes)

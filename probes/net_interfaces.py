@@ -33,7 +33,8 @@ _IFCONFIG_NEW = lazy_compile(r"^(?P<name>[\w.:\-]+): flags=[0-9a-fA-F]+<(?P<flag
 _IFCONFIG_OLD = lazy_compile(r"^(?P<name>[\w.:\-]+)\s+Link encap:")
 _IFCONFIG_INET = lazy_compile(r"^\s+inet (?:addr:)?(?P<addr>\d{1,3}(?:\.\d{1,3}){3})\b.*?\b(?:netmask |Mask:)"
                               r"(?P<mask>0x[0-9a-fA-F]{8}|\d{1,3}(?:\.\d{1,3}){3})")
-_IFCONFIG_INET6 = lazy_compile(r"^\s+inet6 (?:addr:\s*)?(?P<addr>[0-9a-fA-F:]+)(?:%\S+)?(?:/(?P<slash>\d+)|\s+prefixlen (?P<prefix>\d+))")
+_IFCONFIG_INET6 = lazy_compile(r"^\s+inet6 (?:addr:\s*)?(?P<addr>[0-9a-fA-F:]+)(?:%\S+)?"
+                               r"(?:/(?P<slash>\d+)|\s+prefixlen (?P<prefix>\d+))")
 _IFCONFIG_MTU = lazy_compile(r"^\s+\b(?:UP|BROADCAST|RUNNING)\b.*?\bMTU:(?P<mtu>\d+)")
 
 

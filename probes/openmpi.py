@@ -74,8 +74,8 @@ _DAEMONS = lazy_compile(r"(?:ORTE|PRTE|prterun|mpirun) was unable to (?:reliably
 # unknowingly using multiple different versions of Open MPI" (ompi#4437). Not always: read as its own sign.
 _UNPACK = lazy_compile(r"ORTE_ERROR_LOG: Data unpack (?:would read past end of buffer|had inadequate space)")
 _DAEMON_OPTION = lazy_compile(r'(?:^\s*(?:\[[\w.\-]+:\s*\d+\]\s*)?|\b(?:orted|prted): )Error: unknown option '
-                              r'"--(?P<opt>hnp-topo-sig|tree-spawn|hnp-uri|parent-uri|prtemca|pmixmca|bootproxy|num_procs'
-                              r'|vpid_start|nsreplica|gprreplica)"')
+                              r'"--(?P<opt>hnp-topo-sig|tree-spawn|hnp-uri|parent-uri|prtemca|pmixmca|bootproxy'
+                              r'|num_procs|vpid_start|nsreplica|gprreplica)"')
 _UCX_DEVICE = lazy_compile(r"UCX\s+WARN\s+network device '(?P<dev>[^']+)' is not available")
 _UCX_NONE = lazy_compile(r"UCX\s+ERROR\s+no usable transports/devices \(asked \S+ on network:(?P<dev>[^\s)]+)")
 _UCX_CONNECT = lazy_compile(r"UCX\s+ERROR.*?(?P<host>\d{1,3}(?:\.\d{1,3}){3}):(?P<port>\d+)\)? failed:? (?P<err>.+)$")
@@ -189,7 +189,8 @@ class OpenMpi(LineProbe):
         elif _DAEMONS.search(line):
             self.ctx.emit(RemoteLaunchError, n, line, launcher="mpirun", reason="daemon")
         elif "Data unpack" in line and _UNPACK.search(line):
-            self.ctx.emit(RemoteLaunchError, n, line, launcher="mpirun", host=self._node(line) or "", reason="wire_format")
+            self.ctx.emit(RemoteLaunchError, n, line, launcher="mpirun", host=self._node(line) or "",
+                          reason="wire_format")
         elif "unknown option" in line and _DAEMON_OPTION.search(line):
             self.ctx.emit(RemoteLaunchError, n, line, launcher="mpirun", host=self._node(line) or "",
                           reason="daemon_version")

@@ -30,9 +30,10 @@ class RemoteLaunchError(Fact):
     KIND = "launch.remote_error"
     launcher: str = ""             # pdsh | ssh | mpirun | horovodrun | deepspeed
     host: str = ""
-    reason: str = ""               # auth | host_key | not_found | daemon | daemon_version (the remote daemon is another
-                                   # release: it rejects an option mpirun passes) | wire_format (processes of two builds
-                                   # unpack each other's start-up data wrongly) | host_slots (a host:slots reached ssh) | other
+    # auth | host_key | not_found | daemon | daemon_version (the remote daemon is another release: it rejects an option
+    # mpirun passes) | wire_format (processes of two builds unpack each other's start-up data wrongly) | host_slots (a
+    # host:slots reached ssh) | other
+    reason: str = ""
 
 
 @fact

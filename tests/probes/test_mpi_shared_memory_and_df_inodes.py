@@ -37,5 +37,6 @@ def test_df_inode_rows_are_no_size() -> None:
     sizes = [f for f in _facts("shm-ompi-users-2014-25572-tmp-150m-tmpfs-win-allocate-shared", "df.txt")
              if f.KIND == "sys.shm"]
     assert [f.size for f in sizes] == [63 * 1024**3]
-    inodes_only = "Filesystem     Inodes IUsed IFree IUse% Mounted on\ntmpfs             16M     3   16M    1% /dev/shm\n"
+    inodes_only = ("Filesystem     Inodes IUsed IFree IUse% Mounted on\n"
+                   "tmpfs             16M     3   16M    1% /dev/shm\n")
     assert parse_lines(ShmLines, inodes_only, node="n") == []

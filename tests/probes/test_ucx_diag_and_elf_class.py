@@ -35,7 +35,8 @@ def test_the_rdmacm_diag_input_reads_healthy() -> None:
 
 
 def test_a_driver_library_of_the_wrong_elf_class_does_not_load() -> None:
-    text = (CASES / "driver-ompi-users-2015-26537-libcuda-elfclass32-cuda-aware-disabled" / "input" / "train.log").read_text()
+    case = CASES / "driver-ompi-users-2015-26537-libcuda-elfclass32-cuda-aware-disabled"
+    text = (case / "input" / "train.log").read_text()
     errors = [f for f in parse_lines(CudaErrors, text) if f.KIND == "cuda.error"]
     assert errors and {f.error for f in errors} == {"lib_missing"}
     assert parse_lines(CudaErrors, "loaded /usr/lib/x86_64-linux-gnu/libcuda.so.1 (version 535.104.05)\n") == []
