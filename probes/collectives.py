@@ -15,7 +15,7 @@ from __future__ import annotations
 from doctor.facts.collective import (CollectiveMismatch, CollectiveProgress, CollectiveTimeout, PeerLost,
                                      UnusedParameters)
 from doctor.facts.launchers import CollectiveStall
-from doctor.probing.contract import LineProbe
+from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.regex import lazy_compile
 
 _RANK = lazy_compile(r"\[Rank (?P<r>\d+)\]")
@@ -45,17 +45,27 @@ _WATCHDOG_STUCK = lazy_compile(r"watchdog got stuck for (?P<s>\d+) seconds|due t
 _PEER = lazy_compile(r"(?P<why>Connection closed by peer|Connection reset by peer|Read error|Write error)\s*\[?(?P<peer>[^\]\s]*)\]?(?::(?P<port>\d+))?")
 
 
+# MPI's error handler names the call that failed; only collectives read as a mismatch of the ranks' calls
+_MPI_ERROR_IN = lazy_compile(r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
+_MPI_COLLECTIVE = lazy_compile(r"MPI_I?(?:Bcast|Reduce|Allreduce|Gatherv?|Scatterv?|Allgatherv?|Alltoall[vw]?"
+                               r"|Reduce_scatter(?:_block)?|Scan|Exscan)$")
+
+
 class Collectives(LineProbe):
     name = "collectives"
     yields = ("collective.timeout", "collective.progress", "collective.mismatch", "collective.peer_lost",
               "ddp.unused_parameters", "collective.stalled")
-    triggers = ("Watchdog caught", "Timeout at NCCL work", "Mismatched collective detected", "collective operation timeout", "ncclCommWatchdog", "watchdogHandler",
+    triggers = ("An error occurred in MPI_", "MPI_ERR_TRUNCATE", "Watchdog caught", "Timeout at NCCL work", "Mismatched collective detected", "collective operation timeout", "ncclCommWatchdog", "watchdogHandler",
                 "last enqueued", "Timed out waiting", "Detected mismatch between collectives", "CollectiveFingerPrint",
                 "Error when verifying shape tensors", "Cannot apply desired operation due to shape mismatches",
                 "Not all ranks joining collective", "but didn't join collective",
                 "Connection closed by peer", "Connection reset by peer", "Some NCCL operations have failed",
                 "finished reduction in the prior iteration", "NCCL communicator was aborted", "Read error", "Write error",
                 "watchdog got stuck", "watchdog hang", "Heartbeat monitor timed out")
+
+    def __init__(self, ctx: ParseContext) -> None:
+        super().__init__(ctx)
+        self.mpi_call: tuple[int, str] = (0, "")   # the line and collective of MPI's last "An error occurred in"
 
     def feed(self, line_no: int, line: str) -> None:
         rank_m = _RANK.search(line)
@@ -84,7 +94,22 @@ class Collectives(LineProbe):
             self.ctx.emit(CollectiveTimeout, line_no, line, backend="gloo", op=m["op"], timeout_s=int(m["ms"]) / 1000)
         self._desync(line_no, line)
 
+    def _mpi_truncated(self, line_no: int, line: str) -> bool:
+        """MPI's error handler: "*** An error occurred in MPI_Bcast", then "*** MPI_ERR_TRUNCATE: message truncated".
+        A collective that received more than its buffer holds: the ranks passed counts or types that do not match, or
+        one rank's earlier call was matched with another's later one (users list 2007/4133, 2011/15256, 2015/26610)."""
+        if (m := _MPI_ERROR_IN.search(line)):
+            self.mpi_call = (line_no, m["call"] if _MPI_COLLECTIVE.match(m["call"]) else "")
+            return True
+        if "MPI_ERR_TRUNCATE" in line and self.mpi_call[1] and line_no - self.mpi_call[0] <= 3:
+            self.ctx.emit(CollectiveMismatch, line_no, line, op=self.mpi_call[1], seq=-1)
+            self.mpi_call = (0, "")
+            return True
+        return False
+
     def _desync(self, line_no: int, line: str) -> None:
+        if self._mpi_truncated(line_no, line):
+            return
         if "Mismatched collective detected" in line:
             self.ctx.emit(CollectiveMismatch, line_no, line, op="", seq=-1)
         elif "Cannot apply desired operation due to shape mismatches" in line:

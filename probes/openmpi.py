@@ -66,7 +66,8 @@ _DAEMONS = lazy_compile(r"(?:ORTE|PRTE|prterun|mpirun) was unable to (?:reliably
 # (v1.6 meeting v1.10, users list 2016/05/29075). mpirun's own "mpirun: Error: unknown option" is the user's typo.
 # The options: those of 1.3 and later, and 1.2's daemon argv as a real launch prints it ("orted --debug --bootproxy 1
 # --name 0.0.1 --num_procs 2 --vpid_start 0 --nodename n06 --universe ... --nsreplica ... --gprreplica ...", users list
-# 2009/06/9634); generic names (--name, --debug, --nodename) are left out, other programs have them too.
+# 2009/06/9634) and 1.6's ("--daemonize", its strace in users list 2013/06/22130); generic names (--name, --debug,
+# --nodename) are left out, other programs have them too.
 # Open MPI processes of two builds exchanging start-up data: one unpacks more (or less) than the other packed.
 # "ORTE_ERROR_LOG: Data unpack would read past end of buffer in file util/nidmap.c" (users list 2010/12/15035: an
 # application left compiled against the old install), "... Data unpack had inadequate space ..." (ompi#9918). Open
@@ -75,7 +76,7 @@ _DAEMONS = lazy_compile(r"(?:ORTE|PRTE|prterun|mpirun) was unable to (?:reliably
 _UNPACK = lazy_compile(r"ORTE_ERROR_LOG: Data unpack (?:would read past end of buffer|had inadequate space)")
 _DAEMON_OPTION = lazy_compile(r'(?:^\s*(?:\[[\w.\-]+:\s*\d+\]\s*)?|\b(?:orted|prted): )Error: unknown option '
                               r'"--(?P<opt>hnp-topo-sig|tree-spawn|hnp-uri|parent-uri|prtemca|pmixmca|bootproxy'
-                              r'|num_procs|vpid_start|nsreplica|gprreplica)"')
+                              r'|num_procs|vpid_start|nsreplica|gprreplica|daemonize)"')
 _UCX_DEVICE = lazy_compile(r"UCX\s+WARN\s+network device '(?P<dev>[^']+)' is not available")
 _UCX_NONE = lazy_compile(r"UCX\s+ERROR\s+no usable transports/devices \(asked \S+ on network:(?P<dev>[^\s)]+)")
 _UCX_CONNECT = lazy_compile(r"UCX\s+ERROR.*?(?P<host>\d{1,3}(?:\.\d{1,3}){3}):(?P<port>\d+)\)? failed:? (?P<err>.+)$")

@@ -33,3 +33,10 @@ def test_the_openib_locked_memory_text_in_open_mpi_16s_wrapping() -> None:
     text = (CASES / "memlock-ompi-users-2015-26107-sge-openib-locked-memory" / "input" / "mpirun.log").read_text()
     facts = parse_lines(MemlockLines, text)
     assert [(f.name, f.kb, f.warned) for f in facts] == [("memlock", 65536, True)]
+
+
+def test_1_6s_daemonize_option_is_a_daemon_option() -> None:
+    """held-out batch NH: users list 2010/13644, a node whose orted came from a foreign Open MPI install."""
+    text = (CASES / "version-mismatch-ompi-users-2010-13644-daemonize-foreign-openmpi-on-one-node" / "input")
+    lines = "".join(p.read_text() for p in sorted(text.iterdir()))
+    assert ("birg-desktop-10", "daemon_version") in _remote(lines)

@@ -1,0 +1,34 @@
+"""MPI's error handler aborting a collective with MPI_ERR_TRUNCATE: the ranks' calls do not match (issue 12, held-out
+batches NF and NH, Open MPI users list). Real text: 2007/4133 (a broadcast the workers never matched), 2011/15256
+(MPI_Bcast with counts and datatypes that differ across ranks), 2015/26610 (MPI_Alltoallv receive counts larger than
+what was sent). A point-to-point call's truncation (MPI_Recv) is a message of the application, not a collective."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from doctor.probing.contract import parse_lines
+from probes.collectives import Collectives
+
+CASES = Path(__file__).resolve().parents[2] / "fixtures" / "cases"
+
+
+def _mismatches(text: str) -> list[str]:
+    return [f.op for f in parse_lines(Collectives, text) if f.KIND == "collective.mismatch"]
+
+
+@pytest.mark.parametrize("case, op", [
+    ("collective-desync-ompi-users-2007-4133-unmatched-bcast-truncate", "MPI_Bcast"),
+    ("collective-desync-ompi-users-2011-15256-bcast-count-datatype-mismatch-truncate", "MPI_Bcast"),
+    ("collective-desync-ompi-users-2015-26610-alltoallv-recvcounts-exceed-sent-truncate", "MPI_Alltoallv"),
+])
+def test_a_collective_truncated_is_a_mismatch_of_the_ranks_calls(case: str, op: str) -> None:
+    text = "".join(p.read_text() for p in sorted((CASES / case / "input").iterdir()))
+    assert set(_mismatches(text)) == {op}
+
+
+def test_a_point_to_point_truncation_is_not() -> None:
+    text = ("[n1:17116] *** An error occurred in MPI_Recv\n[n1:17116] *** on communicator MPI_COMM_WORLD\n"
+            "[n1:17116] *** MPI_ERR_TRUNCATE: message truncated\n")
+    assert _mismatches(text) == []
