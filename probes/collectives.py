@@ -98,7 +98,7 @@ class Collectives(LineProbe):
         """MPI's error handler: "*** An error occurred in MPI_Bcast", then "*** MPI_ERR_TRUNCATE: message truncated".
         A collective that received more than its buffer holds: the ranks passed counts or types that do not match, or
         one rank's earlier call was matched with another's later one (users list 2007/4133, 2011/15256, 2015/26610)."""
-        if (m := _MPI_ERROR_IN.search(line)):
+        if "An error occurred in MPI_" in line and (m := _MPI_ERROR_IN.search(line)):
             self.mpi_call = (line_no, m["call"] if _MPI_COLLECTIVE.match(m["call"]) else "")
             return True
         if "MPI_ERR_TRUNCATE" in line and self.mpi_call[1] and line_no - self.mpi_call[0] <= 3:

@@ -18,6 +18,7 @@ from doctor.facts.gpu import GpuDiagnostic
 from doctor.probing.contract import DocumentProbe, ParseContext
 from probes.dcgm_diag import SETUP_TESTS
 from doctor.probing.regex import lazy_compile
+from doctor.probing.json_values import fragment, json_dicts, json_list
 
 _ROOTS = ("DCGM Diagnostic", "DCGM GPU Diagnostic")
 _ERROR_GPU = lazy_compile(r"\bGPU (?P<gpu>\d{1,3}) has uncorrectable memory errors")
@@ -41,20 +42,20 @@ class DcgmDiagJson(DocumentProbe):
         root = next((data[r] for r in _ROOTS if isinstance(data, dict) and isinstance(data.get(r), dict)), None)
         if root is None:
             return
-        for category in _dicts(root.get("test_categories")):
+        for category in json_dicts(root.get("test_categories")):
             setup = str(category.get("category", "")) == "Deployment"
-            for test in _dicts(category.get("tests")):
+            for test in json_dicts(category.get("tests")):
                 self._test(test, setup, ctx)
 
     def _test(self, test: dict[str, Any], setup: bool, ctx: ParseContext) -> None:
         name = str(test.get("name", ""))
-        for result in _dicts(test.get("results")):
+        for result in json_dicts(test.get("results")):
             for gpu in _broken_memory(result):
-                ctx.emit(GpuDiagnostic, 1, _fragment(result), test="Deployment", gpus=gpu)
+                ctx.emit(GpuDiagnostic, 1, fragment(result), test="Deployment", gpus=gpu)
             if setup or name in SETUP_TESTS or str(result.get("status", "")).lower() != "fail":
                 continue
             if gpus := _gpus(result):
-                ctx.emit(GpuDiagnostic, 1, _fragment(result), test=name, gpus=gpus)
+                ctx.emit(GpuDiagnostic, 1, fragment(result), test=name, gpus=gpus)
 
 
 def _gpus(result: dict[str, Any]) -> str:
@@ -66,19 +67,7 @@ def _gpus(result: dict[str, Any]) -> str:
 
 
 def _broken_memory(result: dict[str, Any]) -> Iterator[str]:
-    for warning in _list(result.get("warnings")) + [result.get("warning")]:
+    for warning in json_list(result.get("warnings")) + [result.get("warning")]:
         text = warning.get("warning", "") if isinstance(warning, dict) else warning
         if isinstance(text, str) and (m := _ERROR_GPU.search(text)):
             yield m["gpu"]
-
-
-def _dicts(value: Any) -> list[dict[str, Any]]:
-    return [v for v in _list(value) if isinstance(v, dict)]
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _fragment(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"))[:300]

@@ -69,7 +69,7 @@ class ShmLines(LineProbe):
     def feed(self, line_no: int, line: str) -> None:
         if self._mpi_backing_file(line_no, line):
             return
-        if (h := _DF_HEADER.match(line)) and "Mounted on" in line:
+        if "Mounted on" in line and (h := _DF_HEADER.match(line)):
             self.inodes = h["what"] in ("Inodes", "IUsed")
             return
         m = _RAY_SHORT.search(line) if "object store" in line or "because /dev/shm" in line else None
@@ -106,7 +106,7 @@ class ShmLines(LineProbe):
         if "Space Available:" in line and line_no - self.no_space_at <= _MPI_SPAN and (m := _MPI_AVAILABLE.match(line)):
             self.ctx.emit(ShmShort, line_no, line, program="mpi", available=float(m["bytes"]), refused=True)
             return True
-        if _MPI_REFUSED.search(line):
+        if ("shared memory" in line or "target full" in line) and _MPI_REFUSED.search(line):
             self.ctx.emit(ShmShort, line_no, line, program="mpi", available=-1, refused=True)
             return True
         return False

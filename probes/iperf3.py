@@ -25,6 +25,7 @@ from doctor.facts.measure import BandwidthSample
 from doctor.probing.contract import DocumentProbe, LineProbe, ParseContext
 from doctor.probing.lines import address_class, errno_of, json_object
 from doctor.probing.regex import lazy_compile
+from doctor.probing.json_values import json_list, json_obj
 
 _UNIT = {"": 1e-9, "K": 1e-6, "M": 1e-3, "G": 1.0, "T": 1e3}
 _SUMMARY = lazy_compile(r"^\[\s*(?P<id>\d+|SUM)\]\s+(?P<t0>[\d.]+)-(?P<t1>[\d.]+)\s+sec\s+[\d.]+\s+\w?Bytes\s+"
@@ -104,12 +105,12 @@ class Iperf3Json(DocumentProbe):
         data = json_object(text)
         if data is None:
             return
-        start = _obj(data.get("start"))
-        target, accepted = _obj(start.get("connecting_to")), _obj(start.get("accepted_connection"))
+        start = json_obj(data.get("start"))
+        target, accepted = json_obj(start.get("connecting_to")), json_obj(start.get("accepted_connection"))
         peer = str(target.get("host") or accepted.get("host") or "")
-        connected = [c for c in _list(start.get("connected")) if isinstance(c, dict)]
+        connected = [c for c in json_list(start.get("connected")) if isinstance(c, dict)]
         local = str(connected[0].get("local_host", "")) if connected else ""
-        receiving = bool(_obj(start.get("test_start")).get("reverse")) or bool(accepted)
+        receiving = bool(json_obj(start.get("test_start")).get("reverse")) or bool(accepted)
         port = _int(target.get("port"), 5201)
         anchor = _anchor(text)
         if data.get("error"):
@@ -120,27 +121,19 @@ class Iperf3Json(DocumentProbe):
                 ctx.emit(ConnectError, anchor[0], f'"error": "{err}"', host=peer, port=port, outcome=outcome,
                          transport="tcp", loopback=loopback, link_local=link_local)
             return
-        end = _obj(data.get("end"))
-        summary = _obj(end.get("sum_received") or end.get("sum") or end.get("sum_sent"))
+        end = json_obj(data.get("end"))
+        summary = json_obj(end.get("sum_received") or end.get("sum") or end.get("sum_sent"))
         rate = _float(summary.get("bits_per_second"), -1.0) / 1e9
         if rate <= 0:
             return
-        sent = _obj(end.get("sum_sent"))
-        streams = _int(_obj(start.get("test_start")).get("num_streams"), len(connected) or 1)
+        sent = json_obj(end.get("sum_sent"))
+        streams = _int(json_obj(start.get("test_start")).get("num_streams"), len(connected) or 1)
         line_no, line = anchor
         ctx.emit(BandwidthSample, line_no, line,
                  tool="iperf3", metric="link_gbps", gbps=round(rate, 4), peer=peer, local=local,
                  path=_path(local, peer, receiving), streams=streams,
                  seconds=round(_float(summary.get("seconds"), -1.0), 2), retransmits=_int(sent.get("retransmits"), -1),
                  role="receiver")
-
-
-def _obj(value: object) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: object) -> list:
-    return value if isinstance(value, list) else []
 
 
 def _float(value: object, default: float) -> float:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from doctor.facts.flight_recorder import NcclCommFinding
 from doctor.probing.contract import DocumentProbe, ParseContext
+from doctor.probing.json_values import json_dicts
 
 _COMM = re.compile(r"^#(\d+-\d+) \(([0-9a-fA-F]+)\) (MISMATCH|INCOMPLETE|ERROR)\s*$")
 _OPS = re.compile(r"^  Communicator ranks have different (\w+ )?operation counts")
@@ -130,20 +131,15 @@ class NcclRasJson(DocumentProbe):
                 _emit_json(ctx, comm)
 
 
-def _list(value: object) -> list:  # type: ignore[type-arg]
-    """A JSON array, or nothing: an uploaded dump may hold any value where an array belongs."""
-    return value if isinstance(value, list) else []
-
-
 def _emit_json(ctx: ParseContext, comm: dict) -> None:
     name = str(comm.get("hash", "?"))[:40]
-    missing = [m for m in _list(comm.get("missing_ranks")) if isinstance(m, dict) and isinstance(m.get("rank"), int)]
+    missing = [m for m in json_dicts(comm.get("missing_ranks")) if isinstance(m.get("rank"), int)]
     if missing:
         dead = any(isinstance(m.get("status"), dict) and m["status"].get("considered_dead") is True for m in missing)
         ctx.emit(NcclCommFinding, 0, f"communicator {name}: {len(missing)} missing rank(s)", source="ras", comm=name,
                  finding="dead" if dead else "missing", culprits=_ranks(m["rank"] for m in missing),
                  process="; ".join(f"process {m.get('pid')} on node {m.get('host')}" for m in missing))
-    ranks = [r for r in _list(comm.get("ranks")) if isinstance(r, dict) and isinstance(r.get("collective_counts"), dict)]
+    ranks = [r for r in json_dicts(comm.get("ranks")) if isinstance(r.get("collective_counts"), dict)]
     ops = sorted({op for r in ranks for op in r["collective_counts"]})
     for op in ops:
         counts = {r["rank"]: c for r in ranks if isinstance(r.get("rank"), int)

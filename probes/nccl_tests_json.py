@@ -25,13 +25,10 @@ from probes.env_vars import SECRET
 from probes.nccl_tests import multi_node
 from probes.nvlink_status import consumer_gpu
 from doctor.probing.regex import lazy_compile
+from doctor.probing.json_values import fragment, json_list, json_obj
 
 _OP = lazy_compile(r"(?P<op>all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv)_perf")
 _ENV = lazy_compile(r"^(?:NCCL_|CUDA_VISIBLE_DEVICES|UCX_|FI_)")
-
-
-def _fragment(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"))[:300]
 
 
 class NcclTestsJson(DocumentProbe):
@@ -52,31 +49,31 @@ class NcclTestsJson(DocumentProbe):
             data = _truncated(text)
         if not isinstance(data, dict):
             return
-        config = _obj(data.get("config"))
-        devices = [d for d in _list(config.get("devices")) if isinstance(d, dict)]
-        args = [str(a) for a in _list(data.get("args"))]
+        config = json_obj(data.get("config"))
+        devices = [d for d in json_list(config.get("devices")) if isinstance(d, dict)]
+        args = [str(a) for a in json_list(data.get("args"))]
         op = next((m["op"] for a in args if (m := _OP.search(a))), "")
-        for var in _list(data.get("env")):
+        for var in json_list(data.get("env")):
             name, _, value = str(var).partition("=")
             if _ENV.match(name):
-                ctx.emit(EnvVar, 1, _fragment(var), name=name, value="<redacted>" if SECRET.search(name) else value,
+                ctx.emit(EnvVar, 1, fragment(var), name=name, value="<redacted>" if SECRET.search(name) else value,
                          source="nccl_tests_json")
         for d in devices:
             info = str(d.get("device_info", ""))
-            ctx.emit(GpuDevice, 1, _fragment(d), node=str(d.get("hostname", "")), index=int(_num(d.get("device"), -1)),
+            ctx.emit(GpuDevice, 1, fragment(d), node=str(d.get("hostname", "")), index=int(_num(d.get("device"), -1)),
                      bus_id=str(d.get("device_hex", "")), name=info, consumer=consumer_gpu(info))
-        results = [r for r in _list(data.get("results")) if isinstance(r, dict)]
+        results = [r for r in json_list(data.get("results")) if isinstance(r, dict)]
         for r in results:
             self._size(r, op, ctx)
         self._bench(data, op, devices, len(results), ctx)
 
     def _size(self, r: dict[str, Any], op: str, ctx: ParseContext) -> None:
-        oop = _obj(r.get("out_of_place") or r.get("in_place"))
+        oop = json_obj(r.get("out_of_place") or r.get("in_place"))
         if not oop:
             return
         wrong = sum(int(_num(c.get("nwrong"))) for c in (r.get("out_of_place"), r.get("in_place"))
                     if isinstance(c, dict) and _num(c.get("nwrong")) > 0)
-        ctx.emit(CollectiveSize, 1, _fragment(r), op=op or str(r.get("experiment_name", "")).lower(),
+        ctx.emit(CollectiveSize, 1, fragment(r), op=op or str(r.get("experiment_name", "")).lower(),
                  size=int(_num(r.get("size"), -1)), time_us=_num(oop.get("time", oop.get("cpu_time")), -1),
                  algbw=_num(oop.get("alg_bw"), -1), busbw=_num(oop.get("bus_bw"), -1), wrong=wrong)
 
@@ -84,11 +81,11 @@ class NcclTestsJson(DocumentProbe):
                ctx: ParseContext) -> None:
         average = data.get("average_bus_bandwidth")
         complete = isinstance(average, dict)
-        bounds = _obj(data.get("out_of_bounds"))
+        bounds = json_obj(data.get("out_of_bounds"))
         hosts = {str(d.get("hostname", "")) for d in devices}
-        gpus = int(_num(_obj(data.get("config")).get("ngpus"), -1))
+        gpus = int(_num(json_obj(data.get("config")).get("ngpus"), -1))
         nranks = len(devices) or -1
-        ctx.emit(CollectiveBench, 1, _fragment({"average_bus_bandwidth": average}) if complete else _fragment(
+        ctx.emit(CollectiveBench, 1, fragment({"average_bus_bandwidth": average}) if complete else fragment(
                  {"results": rows}), op=op, nranks=nranks, gpus=gpus, hosts=len(hosts) or -1,
                  avg_busbw=_num(average.get("bandwidth"), -1) if complete else -1.0, results=rows,
                  wrong=int(_num(bounds.get("count"))), complete=complete,
@@ -101,14 +98,6 @@ def _num(value: Any, default: float = 0.0) -> float:
     except (TypeError, ValueError):
         return default
     return default if number != number or abs(number) == float("inf") else number      # "nan", 1e999
-
-
-def _obj(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _truncated(text: str) -> dict[str, Any] | None:

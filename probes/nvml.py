@@ -20,6 +20,7 @@ from doctor.probing.contract import DocumentProbe, ParseContext
 from doctor.probing.lines import json_object
 from doctor.probing.live import reader
 from probes.nvlink_status import consumer_gpu
+from doctor.probing.json_values import json_list
 
 SCHEMA = "nvml/1"
 NVLINK_GBS = {1: 20.0, 2: 25.0, 3: 25.0, 4: 25.0, 5: 50.0}    # per link, per direction, by NVLink version
@@ -42,17 +43,17 @@ class NvmlReadings(DocumentProbe):
         if data is None:
             return
         lines = text.splitlines()
-        for dev in _list(data.get("devices")):
+        for dev in json_list(data.get("devices")):
             if isinstance(dev, dict) and isinstance(dev.get("index"), int):
                 number = next((i for i, x in enumerate(lines, 1) if x.lstrip().startswith(f'{{"index": {dev["index"]},')), 0)
                 _Device(ctx, dev, number, lines[number - 1] if number else "").emit()
         p2p_line = next((i for i, x in enumerate(lines, 1) if '"p2p"' in x), 0)
-        for pair in _list(data.get("p2p")):
+        for pair in json_list(data.get("p2p")):
             if isinstance(pair, dict):
                 _emit(ctx, GpuP2p, p2p_line, lines, gpu_a=_int(pair.get("a")), gpu_b=_int(pair.get("b")),
                       status=str(pair.get("status", "")))
         xid_line = next((i for i, x in enumerate(lines, 1) if '"xid_events"' in x), 0)
-        for event in _list(data.get("xid_events")):
+        for event in json_list(data.get("xid_events")):
             if isinstance(event, dict):
                 _emit(ctx, GpuFault, xid_line, lines, fault="xid", xid=_int(event.get("xid")),
                       bus_id=str(event.get("bus_id", "")))
@@ -64,10 +65,6 @@ def _emit(ctx: ParseContext, cls: type, number: int, lines: list[str], **values:
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _int(value: Any) -> int:
@@ -85,7 +82,7 @@ class _Device:
     def emit(self) -> None:
         name = str(self.dev.get("name", ""))
         self.fact(GpuDevice, index=self.index, bus_id=self.bus_id, name=name, consumer=consumer_gpu(name))
-        reasons = [str(r) for r in _list(self.dev.get("clocks_event_reasons"))]
+        reasons = [str(r) for r in json_list(self.dev.get("clocks_event_reasons"))]
         for reason in reasons:
             self.fact(GpuThrottle, gpu=self.index, bus_id=self.bus_id, reason=reason, hardware=reason in HARDWARE)
         self._pcie(name, "idle" in reasons)
@@ -95,11 +92,11 @@ class _Device:
             self.fact(GpuFabric, gpu=self.index, bus_id=self.bus_id, state=str(fabric.get("state")),
                       status=str(fabric.get("status", "")), ok=fabric.get("state") == "completed" and
                       fabric.get("status") in ("success", "", None))
-        for link in _list(self.dev.get("nvlinks")):
+        for link in json_list(self.dev.get("nvlinks")):
             if isinstance(link, dict):
                 gbs = NVLINK_GBS.get(_int(link.get("version")), 0.0) if link.get("active") else 0.0
                 self.fact(NvlinkState, gpu=self.index, link=_int(link.get("link")), active=bool(link.get("active")), gbs=gbs)
-        for proc in _list(self.dev.get("processes")):
+        for proc in json_list(self.dev.get("processes")):
             if isinstance(proc, dict):
                 used = proc.get("used_bytes")
                 self.fact(GpuProcess, gpu=self.index, pid=_int(proc.get("pid")), name=str(proc.get("name", "")),

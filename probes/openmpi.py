@@ -60,6 +60,12 @@ _MATCH_INCOMING = lazy_compile(r"btl: tcp: Match incoming connection from \[\[[\
 _UNREACHABLE = lazy_compile(r"At least one pair of MPI processes are unable to reach each other")
 _MISDIRECTED = lazy_compile(r"Open MPI accepted a TCP connection from what appears to be a")
 _DAEMONS = lazy_compile(r"(?:ORTE|PRTE|prterun|mpirun) was unable to (?:reliably )?start one or more daemons")
+# Open MPI processes of two builds exchanging start-up data: one unpacks more (or less) than the other packed.
+# "ORTE_ERROR_LOG: Data unpack would read past end of buffer in file util/nidmap.c" (users list 2010/12/15035: an
+# application left compiled against the old install), "... Data unpack had inadequate space ..." (ompi#9918). Open
+# MPI's maintainers: "the majority of time people run into this error, it's because users are accidentally /
+# unknowingly using multiple different versions of Open MPI" (ompi#4437). Not always: read as its own sign.
+_UNPACK = lazy_compile(r"ORTE_ERROR_LOG: Data unpack (?:would read past end of buffer|had inadequate space)")
 # mpirun starts its daemon (orted, prted) on each remote host with options only its own release passes; a daemon
 # that calls one unknown is another Open MPI: 'orted: Error: unknown option "--tree-spawn"' ("Only an old version of
 # OMPI would not understand that cmd line option", ompi#7630), "[host:pid] Error: unknown option "--hnp-topo-sig""
@@ -68,12 +74,6 @@ _DAEMONS = lazy_compile(r"(?:ORTE|PRTE|prterun|mpirun) was unable to (?:reliably
 # --name 0.0.1 --num_procs 2 --vpid_start 0 --nodename n06 --universe ... --nsreplica ... --gprreplica ...", users list
 # 2009/06/9634) and 1.6's ("--daemonize", its strace in users list 2013/06/22130); generic names (--name, --debug,
 # --nodename) are left out, other programs have them too.
-# Open MPI processes of two builds exchanging start-up data: one unpacks more (or less) than the other packed.
-# "ORTE_ERROR_LOG: Data unpack would read past end of buffer in file util/nidmap.c" (users list 2010/12/15035: an
-# application left compiled against the old install), "... Data unpack had inadequate space ..." (ompi#9918). Open
-# MPI's maintainers: "the majority of time people run into this error, it's because users are accidentally /
-# unknowingly using multiple different versions of Open MPI" (ompi#4437). Not always: read as its own sign.
-_UNPACK = lazy_compile(r"ORTE_ERROR_LOG: Data unpack (?:would read past end of buffer|had inadequate space)")
 _DAEMON_OPTION = lazy_compile(r'(?:^\s*(?:\[[\w.\-]+:\s*\d+\]\s*)?|\b(?:orted|prted): )Error: unknown option '
                               r'"--(?P<opt>hnp-topo-sig|tree-spawn|hnp-uri|parent-uri|prtemca|pmixmca|bootproxy'
                               r'|num_procs|vpid_start|nsreplica|gprreplica|daemonize)"')
