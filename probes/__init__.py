@@ -61,6 +61,8 @@ from probes.module_queries import ModuleQueries
 from probes.nccl_errors import NcclErrors
 from probes.rdma_registration import RdmaRegistration
 from probes.rdma_qp_setup import RdmaQpSetup
+from probes.openib_btl import OpenibBtl
+from probes.singleton_ranks import SingletonRankLines
 from probes.nccl_inspector import NcclInspector
 from probes.nccl_ras import NcclRasJson, NcclRasText
 from probes.nccl_comm_ranks import NcclCommRanks
@@ -110,6 +112,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     NcclErrors,         # NCCL result codes, WARN lines, failed shm/ibv calls
     RdmaRegistration,   # ibv_reg_mr failures as UCX, NVSHMEM and perftest word them
     RdmaQpSetup,        # queue-pair RTR / GID failures as perftest and Mooncake word them
+    OpenibBtl,          # Open MPI's openib BTL: HCA events (IBV_EVENT_PORT_ERR), failed work completions (status 12)
     RdmaAbsent,         # ibstatus found no RDMA device in the OS
     CudaErrors,         # CUDA errors, NVRM/Xid faults, DataLoader bus errors
     DcgmDiag,           # dcgmi diag: the tests that failed a GPU
@@ -140,6 +143,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     Iperf3Text,         # iperf3 text output: the throughput that arrived
     RemoteShell,        # ssh / pdsh as launchers use them: unreachable hosts, refused keys
     OpenMpi,            # mpirun / ORTE / UCX / PMIx wording, --mca settings, CUDA-aware or not
+    SingletonRankLines,  # several processes each 'rank 0 of 1': launched together, never one job
     Horovod,            # horovodrun, gloo rendezvous and pairs, shutdowns, stalled ranks
     TensorFlow,         # TF_CONFIG, gRPC UNAVAILABLE, collective aborts and timeouts
     DeepSpeed,          # hostfile, ssh check, 'exits with return code'
