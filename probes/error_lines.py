@@ -66,8 +66,11 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # "  Error message:     hwloc_set_cpubind returned ..." (ompi#12470)
     ("failed", re.compile(r"\bsomething went wrong\b|^\s*Error message:\s+\S")),
     # a launcher reporting that a process it started exited badly: mpirun/prterun's "... exited with non-zero status",
-    # "1 process returned a non-zero exit code. Per user-direction, the job has been aborted." (nccl#241)
-    ("failed", re.compile(r"\b(?:exited with|returned(?: a)?) non-zero (?:exit )?(?:code|status)\b|\bjob has been aborted\b")),
+    # "1 process returned a non-zero exit code. Per user-direction, the job has been aborted." (nccl#241), and Open
+    # MPI's "mpirun noticed that the job aborted, but has no info as to the process that caused that situation."
+    # (users list 2010/09/14562: all the output of a job whose two hosts ran two Open MPI releases)
+    ("failed", re.compile(r"\b(?:exited with|returned(?: a)?) non-zero (?:exit )?(?:code|status)\b|\bjob has been aborted\b"
+                          r"|\bnoticed that the job aborted\b")),
     # a severity tag of its own: libfabric's fabtests "[error] util/pingpong.c:1580: fi_av_insert: ..." (libfabric#12673)
     ("error", re.compile(r"^\s*\[(?:error|ERROR)\]\s")),
     # a library refusing the version it found: UCX's "UCP API version is incompatible: required >= 1.19, actual
@@ -152,7 +155,7 @@ class ErrorLines(LineProbe):
     name = "error_lines"
     yields = ("log.error_line",)
     triggers = ("NCCL WARN", "Error", "ERROR", "error:", "Exception", "FATAL", "fatal error", "failed", "FAILED",
-                "Failed", "Failure", "Fatal: ", "non-zero", "has been aborted", "[error]", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
+                "Failed", "Failure", "Fatal: ", "non-zero", "has been aborted", "job aborted", "[error]", "went wrong", "Error message:", "Segmentation fault", "core dumped", "Killed", "Aborted", "SIGSEGV", "SIGABRT",
                 "SIGBUS", "SIGKILL", "Access violation", "==== backtrace", "detected as host by UCX", "Process received signal", "terminate called", "Exit", "Interrupt", " -> ", "nexpected", "Traceback (most recent call last)", 'File "',
                 "warning only", "WARNING ONLY", "Warning only", "--------------------",
                 "ncompatible", "CUDA error", "Cuda error", "CUDA failure", "Cuda failure", "An error occurred in MPI_",

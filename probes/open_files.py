@@ -12,6 +12,7 @@ Sample input:
     RuntimeError: received 0 items of ancdata     (multiprocessing's recvfds(): a DataLoader worker's descriptor dropped)
     [m2001:16147] mca_oob_tcp_accept: accept() failed with errno 24.     (Open MPI 1.x: EMFILE by its number)
     raise RuntimeError('received %d items of ancdata' %        (the same raise, its source line, in a cut traceback)
+    ORTE_ERROR_LOG: The system limit on number of pipes a process can open was reached   (Open MPI 1.x's error codes)
 """
 from __future__ import annotations
 
@@ -36,6 +37,14 @@ _EMFILE_NUMBER = lazy_compile(r"\b(?P<call>accept4?|socket|open|pipe|dup2?)\(\)[
 # prints "Too many open files" for it. Only "0 items": the descriptor that should have come was lost. A traceback cut
 # before its message still shows the frame's source line, `raise RuntimeError('received %d items of ancdata' % ...`:
 # recvfds() reaches that raise only when the descriptor did not arrive (one is always sent).
+# Open MPI 1.x names EMFILE by its own error codes, ORTE_ERR_SYS_LIMITS_PIPES and _SOCKETS: "ORTE_ERROR_LOG: The system
+# limit on number of pipes a process can open was reached", "... network connections ... in file oob_tcp.c" (users
+# list 2011/06/16979: 86 slots under SGE, fixed by raising the nofile limit), and mpirun's help text after them, "Error:
+# system limit exceeded on number of network connections that can be open". Mail clients wrap the first after "number"
+# or "limit" (users list 2009/08/10249, 2010/03/12215): the words from "of pipes" on are read wherever the line starts.
+# Its "children" twin is the process limit, not read.
+_ORTE_LIMIT = lazy_compile(r"\bof (?P<what>pipes|network connections) a process can open was reached"
+                           r"|system limit exceeded on number of (?P<help>pipes|network connections)")
 _ANCDATA = lazy_compile(r"\breceived (?:0|%d) items of ancdata\b")
 
 
@@ -43,7 +52,7 @@ class OpenFiles(LineProbe):
     name = "open_files"
     yields = ("sys.ulimit", "sys.call_failed")
     triggers = ("open files", "nofiles", "Too many open files", "Too may open files", "EMFILE", "items of ancdata",
-                "errno 24", "errno=24", "errno = 24")   # "open files" also
+                "errno 24", "errno=24", "errno = 24", "a process can open", "system limit exceeded on number of")   # "open files" also
     # brings the tail of a wrapped "Too many open files" (_WRAPPED_TAIL)
 
     def feed(self, line_no: int, line: str) -> None:
@@ -54,6 +63,10 @@ class OpenFiles(LineProbe):
             return
         if "24" in line and (m := _EMFILE_NUMBER.search(line)):
             self.ctx.emit(CallFailed, line_no, line, call=m["call"], errno="EMFILE", resource="file descriptors")
+            return
+        if ("system limit" in line or "a process can open" in line) and (m := _ORTE_LIMIT.search(line)):
+            self.ctx.emit(CallFailed, line_no, line, call="pipe" if (m["what"] or m["help"]) == "pipes" else "socket",
+                          errno="EMFILE", resource="file descriptors")
             return
         if _ANCDATA.search(line):
             self.ctx.emit(CallFailed, line_no, line, call="recvmsg", errno="EMFILE", resource="file descriptors")

@@ -54,3 +54,23 @@ def test_ancdata_raise_source_line_of_a_cut_traceback_is_the_same_failure() -> N
     text = (CASES / "nofile-speechbrain-912-ancdata-32-workers" / "input" / "train_error.log").read_text(encoding="utf-8")
     (fail,) = [f for f in parse_lines(OpenFiles, text) if f.KIND == "sys.call_failed"]
     assert (fail.call, fail.errno, fail.origin.line) == ("recvmsg", "EMFILE", 6)
+
+
+def test_orte_error_codes_for_descriptors_are_emfile_and_its_children_twin_is_not() -> None:
+    # fixtures/cases/nofile-ompi-users-2011-16979-sge-fd-limit-pipes-oob-86-slots (users list 2011/06/16979), verbatim
+    text = (CASES / "nofile-ompi-users-2011-16979-sge-fd-limit-pipes-oob-86-slots" / "input" / "train.log").read_text(encoding="utf-8")
+    failed = [f for f in parse_lines(OpenFiles, text) if f.KIND == "sys.call_failed"]
+    assert [(f.call, f.errno) for f in failed] == [("pipe", "EMFILE"), ("socket", "EMFILE")]
+    children = "ORTE_ERROR_LOG: The system limit on number of children a process can have was reached\n"
+    assert not [f for f in parse_lines(OpenFiles, children) if f.KIND == "sys.call_failed"]
+
+
+def test_orte_limit_lines_as_a_mail_client_wrapped_them_and_mpiruns_help_text() -> None:
+    # fixtures/cases/nofile-ompi-users-2010-12215-... (users list 2010/03/12215), verbatim: "ORTE_ERROR_LOG: The system
+    # limit" / "on number of network connections a process can open was reached in file", then the help text's
+    # "Error: system limit exceeded on number of network connections that can" (the same fact: kept once)
+    case = CASES / "nofile-ompi-users-2010-12215-254-procs-one-node-network-connections-rhel-1024" / "input"
+    failed = [f for f in parse_lines(OpenFiles, (case / "train.log").read_text(encoding="utf-8")) if f.KIND == "sys.call_failed"]
+    assert [(f.call, f.origin.line) for f in failed] == [("socket", 3)]
+    help_text = "Error: system limit exceeded on number of network connections that can\n"
+    assert [(f.call, f.errno) for f in parse_lines(OpenFiles, help_text)] == [("socket", "EMFILE")]
