@@ -31,7 +31,7 @@ from doctor.facts.logline import ErrorLine, GpuBuffers, JobOutcome, SurvivedLine
 from doctor.facts.memory import MemorySnapshot
 from doctor.facts.hostconf import Firmware, FirmwareFault, FirmwareSkew, FirmwareWarning, KnownBug, MtuSkew, NetLink, RouteConflict
 from doctor.facts.launch import (BindError, ConnectError, DeviceOrdinalError, DuplicateGpu, HostName, HostsEntry,
-                                 DeviceMismatch, IfnameError, IfnameUnused, Interface, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
+                                 DeviceMismatch, IfnameError, IfnameUnused, Interface, SingletonRanks, LaunchConfigError, LaunchOption, RendezvousEndpoint, RendezvousTimeout,
                                  ResolveError)
 from doctor.facts.perf import (CollectiveAbsent, CollectiveBandwidth, GpuUtilisation, ProfilerTableRow, TraceCollectives,
                                TraceStraggler, TraceJob, TraceRank, TraceStep)
@@ -55,7 +55,7 @@ _ALL: tuple[type[Fact], ...] = (
     # launch and rendezvous
     ConnectError, ResolveError, BindError, IfnameError, Interface, RendezvousTimeout, RendezvousEndpoint,
     DeviceOrdinalError, DuplicateGpu, LaunchOption, LaunchConfigError, HostName, HostsEntry, Reachability,
-    IfnameUnused, DeviceMismatch,
+    IfnameUnused, DeviceMismatch, SingletonRanks,
     ProxyDenied, InitStep, InitStopped,
     # NCCL
     NcclVersion, NcclError, NcclWarn, CallFailed, NcclNet, IbUnavailable, GdrState, NcclChannel, NcclSummary,

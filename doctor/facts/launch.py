@@ -159,6 +159,15 @@ class LaunchConfigError(Fact):
 
 
 @fact
+class SingletonRanks(Fact):
+    """Several processes each said they are rank 0 of a world of 1 ("I am process 0 of 1", "task 0 of 1"): started
+    together by a launcher, each ran as a job of its own. origin: the first such line."""
+
+    KIND = "launch.singleton_ranks"
+    processes: int = 0             # how many such lines
+
+
+@fact
 class IfnameUnused(Fact):
     """NCCL_SOCKET_IFNAME names interfaces, NCCL's init failed, and no interface NCCL reported matches the setting
     (derived: doctor/aggregate_launch.py). origin: the failure line."""
