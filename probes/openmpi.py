@@ -13,6 +13,8 @@ Sample input (Open MPI 4.1 help blocks span several lines; the values come a few
     [host:06805] btl: tcp: Match incoming connection from [[27443,1],1] 44.128.0.4 with locally known IP 2.2.2.77 failed (iface 0/4)!
     WARNING: Open MPI accepted a TCP connection from what appears to be a another Open MPI process but cannot find ...
     ORTE was unable to reliably start one or more daemons.
+    [node1:17861] [[8026,0],1] tcp_peer_send_blocking: send() to socket 9 failed: Broken pipe (32)
+    [max15:28222] [0,0,2]-[0,0,0] mca_oob_tcp_peer_try_connect: connect to 192.168.1.14:38852 failed, connecting over all interfaces failed!
     [..] [node1:9266 :0] ucp_context.c:1014 UCX  WARN  network device 'eth9' is not available, please use one or more of: 'eth0'(tcp)
     [..] ucp_context.c:1276 UCX  ERROR no usable transports/devices (asked tcp on network:eth9 )
     The user requested CUDA support with the --mca mpi_cuda_support 1 flag but the library was not compiled with any support.
@@ -77,6 +79,18 @@ _UNPACK = lazy_compile(r"ORTE_ERROR_LOG: Data unpack (?:would read past end of b
 _DAEMON_OPTION = lazy_compile(r'(?:^\s*(?:\[[\w.\-]+:\s*\d+\]\s*)?|\b(?:orted|prted): )Error: unknown option '
                               r'"--(?P<opt>hnp-topo-sig|tree-spawn|hnp-uri|parent-uri|prtemca|pmixmca|bootproxy'
                               r'|num_procs|vpid_start|nsreplica|gprreplica|daemonize)"')
+# The out-of-band channel (ORTE's OOB TCP) between mpirun and its daemons. A daemon that started and could not report
+# back: "[node1:17861] [[8026,0],1] tcp_peer_send_blocking: send() to socket 9 failed: Broken pipe (32)" - the other
+# end dropped a call-back that reached the wrong process or came from an address it did not expect (users list
+# 2015/09/27633: two NICs of one subnet; 2016/06/29540: OpenVZ's venet0 holding 127.0.0.1; 2015/09/27669: Ethernet
+# instead of ib0; the errno text may wrap to the next line). And an OOB connect to an address the peer advertised,
+# tried on each in turn: "mca_oob_tcp_peer_try_connect: connect to 192.168.1.14:38852 failed: Software caused
+# connection abort (103)", then "... failed, connecting over all interfaces failed!" (users list 2007/11/4547 and
+# 2007/12/4593: a wrong interface; 2007/10/4127: a host firewall; the address may wrap to the next line): no path to
+# the peer, Open MPI's "unable to reach each other" in OOB words.
+_OOB_CALLBACK = lazy_compile(r"tcp_peer_send_blocking: send\(\) to socket \d+")
+_OOB_TRY = lazy_compile(r"connecting over all interfaces failed|peer_try_connect: connect to\b")
+_OOB_PEER = lazy_compile(r"peer_try_connect: connect to\s+(?P<host>[\w.:\-]+?):(?P<port>\d+) failed")
 _UCX_DEVICE = lazy_compile(r"UCX\s+WARN\s+network device '(?P<dev>[^']+)' is not available")
 _UCX_NONE = lazy_compile(r"UCX\s+ERROR\s+no usable transports/devices \(asked \S+ on network:(?P<dev>[^\s)]+)")
 _UCX_CONNECT = lazy_compile(r"UCX\s+ERROR.*?(?P<host>\d{1,3}(?:\.\d{1,3}){3}):(?P<port>\d+)\)? failed:? (?P<err>.+)$")
@@ -116,7 +130,7 @@ class OpenMpi(LineProbe):
                 "built_with_cuda_support", "direct launched using", "PMIX ERROR", "PMIx_Init", "PMI_Init", "PMI2_Init",
                 "OPAL ERROR", "noticed that process rank", "-mca ", "--mca ", "not enough slots available",
                 "ALLOCATED NODES", "slots_inuse=", "hwloc_set_cpubind returned", "tried to bind a new process",
-                "Error: unknown option", "Data unpack")
+                "Error: unknown option", "Data unpack", "tcp_peer_send_blocking", "connecting over all interfaces", "peer_try_connect: connect to")
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
@@ -183,6 +197,12 @@ class OpenMpi(LineProbe):
             self._connect(n, line, "", -1, _ERRNO_OUTCOMES.get(int(m["errno"]), "other"), self._node(line))
         elif "Match incoming" in line and (m := _MATCH_INCOMING.search(line)):
             self._connect(n, line, m["host"], -1, "misdirected", self._node(line))
+        elif "tcp_peer_send_blocking" in line and _OOB_CALLBACK.search(line):
+            self._connect(n, line, "", -1, "misdirected", self._node(line))
+        elif ("all interfaces" in line or "try_connect" in line) and _OOB_TRY.search(line):
+            peer = _OOB_PEER.search(line)
+            self._connect(n, line, peer["host"] if peer else "", int(peer["port"]) if peer else -1, "unreachable",
+                          self._node(line))
         elif _UNREACHABLE.search(line):
             self._connect(n, line, "", -1, "unreachable", None)
         elif _MISDIRECTED.search(line):
