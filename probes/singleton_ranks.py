@@ -28,10 +28,16 @@ _RANK_ZERO_OF_ONE = lazy_compile(r"(?i)(?:\b(?:rank|process(?:or)?|proc|task|wor
                                  r"|\bsize\s*[:=]\s*1\s*,?\s*rank\s*[:=]\s*0\b")
 
 
+# a shell prompt before a command ("[user@host dir]$ ./hello", "user@host:~$ mpirun ...", "$ ./hello", "% ./hello"): the
+# lines after it are another program's output. Two one-process runs one after the other are no fault (devel list
+# 2013/09/12842, held-out batch NR: a C and a Fortran hello world, each "I am 0 of 1", run in turn at a prompt).
+_PROMPT = lazy_compile(r"^\s*(?:\[[^\]\n]+\][$#%]|[\w.\-]+@[\w.\-]+\S*[$#%>]|[$%])\s")
+
+
 class SingletonRankLines(LineProbe):
     name = "singleton_ranks"
     yields = ("launch.singleton_ranks",)
-    triggers = ("0 of", "0  of", "0 out of", "RANK: 0", "rank: 0", "Rank: 0", "rank=0", "RANK=0")
+    triggers = ("0 of", "0  of", "0 out of", "RANK: 0", "rank: 0", "Rank: 0", "rank=0", "RANK=0", "$ ", "% ")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -42,7 +48,11 @@ class SingletonRankLines(LineProbe):
         if _RANK_ZERO_OF_ONE.search(line):
             self.count += 1
             self.first = self.first or (line_no, line)
+        elif _PROMPT.match(line):       # one command's output ends where the next command starts
+            self.finish()
+            self.first, self.count = None, 0
 
     def finish(self) -> None:
         if self.first and self.count >= 2:
             self.ctx.emit(SingletonRanks, *self.first, processes=self.count)
+            self.first, self.count = None, 0

@@ -37,3 +37,15 @@ def test_the_other_wordings_of_held_out_batch_nn() -> None:
     for line in lines:
         assert _singletons(line * 2) == [(2, 1)], line
     assert _singletons("SIZE: 4 RANK: 0\nSIZE: 4 RANK: 1\nI am 0 of 12\nI am 0 of 12\n") == []
+
+
+def test_one_process_runs_one_after_the_other_at_a_prompt_are_not_copies() -> None:
+    # devel list 2013/09/12842 (held-out batch NR), verbatim: a C and a Fortran hello world run in turn
+    text = ("[jsquyres_at_savbu-usnic-a mpi]$ ./gnumyhello\n"
+            "Hello, world, I am 0 of 1\n"
+            "Failed to allocate\n"
+            "[jsquyres_at_savbu-usnic-a mpi]$ ./gnumyhello_f90\n"
+            " Hello, world, I am            0  of            1\n")
+    assert _singletons(text) == []
+    # the same prompt before a launch of several copies: those copies count
+    assert _singletons("$ mpirun -np 2 ./gnumyhello\n" + "Hello, world, I am 0 of 1\n" * 2) == [(2, 2)]
