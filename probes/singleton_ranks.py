@@ -34,10 +34,13 @@ _RANK_ZERO_OF_ONE = lazy_compile(r"(?i)(?:\b(?:rank|process(?:or)?|proc|task|wor
 _PROMPT = lazy_compile(r"^\s*(?:\[[^\]\n]+\][$#%]|[\w.\-]+@[\w.\-]+\S*[$#%>]|[$%])\s")
 
 
+ZERO_OF_ONE_WORDS = ("0 of", "0  of", "0 out of", "RANK: 0", "rank: 0", "Rank: 0", "rank=0", "RANK=0")
+
+
 class SingletonRankLines(LineProbe):
     name = "singleton_ranks"
     yields = ("launch.singleton_ranks",)
-    triggers = ("0 of", "0  of", "0 out of", "RANK: 0", "rank: 0", "Rank: 0", "rank=0", "RANK=0", "$ ", "% ")
+    triggers = ZERO_OF_ONE_WORDS + ("$ ", "% ", "# ")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -45,10 +48,10 @@ class SingletonRankLines(LineProbe):
         self.count = 0
 
     def feed(self, line_no: int, line: str) -> None:
-        if _RANK_ZERO_OF_ONE.search(line):
+        if any(w in line for w in ZERO_OF_ONE_WORDS) and _RANK_ZERO_OF_ONE.search(line):
             self.count += 1
             self.first = self.first or (line_no, line)
-        elif _PROMPT.match(line):       # one command's output ends where the next command starts
+        elif self.count and _PROMPT.match(line):    # one command's output ends where the next command starts
             self.finish()
             self.first, self.count = None, 0
 

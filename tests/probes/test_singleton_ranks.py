@@ -49,3 +49,8 @@ def test_one_process_runs_one_after_the_other_at_a_prompt_are_not_copies() -> No
     assert _singletons(text) == []
     # the same prompt before a launch of several copies: those copies count
     assert _singletons("$ mpirun -np 2 ./gnumyhello\n" + "Hello, world, I am 0 of 1\n" * 2) == [(2, 2)]
+
+
+def test_a_root_prompt_ends_the_count_too() -> None:
+    text = "root@node1:~# ./hello\n" + "Hello, world, I am 0 of 1\n" + "root@node1:~# ./hello_f90\n" + "Hello, world, I am 0 of 1\n"
+    assert _singletons(text) == []
