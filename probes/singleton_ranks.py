@@ -34,13 +34,17 @@ _RANK_ZERO_OF_ONE = lazy_compile(r"(?i)(?:\b(?:rank|process(?:or)?|proc|task|wor
 _PROMPT = lazy_compile(r"^\s*(?:\[[^\]\n]+\][$#%]|[\w.\-]+@[\w.\-]+\S*[$#%>]|[$%])\s")
 
 
+PROMPT_WORDS = ("]$ ", "]# ", "]% ", "~$ ", "~# ", "$ ./", "$ mpirun", "$ mpiexec", "$ srun", "$ python", "% ./",
+                "# ./", "# mpirun")
 ZERO_OF_ONE_WORDS = ("0 of", "0  of", "0 out of", "RANK: 0", "rank: 0", "Rank: 0", "rank=0", "RANK=0")
 
 
 class SingletonRankLines(LineProbe):
     name = "singleton_ranks"
     yields = ("launch.singleton_ranks",)
-    triggers = ZERO_OF_ONE_WORDS + ("$ ", "% ", "# ")
+    # the prompts' own ends, not bare "$ ", "% ", "# ": those fill progress bars ("####  |") and a huge line keeps only
+    # a window around its first trigger (tests/test_hostile_inputs.py)
+    triggers = ZERO_OF_ONE_WORDS + PROMPT_WORDS
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
