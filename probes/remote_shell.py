@@ -28,8 +28,11 @@ _CONNECT = lazy_compile(r"ssh: connect to host (?P<host>\S+) port (?P<port>\d+):
 _RESOLVE = lazy_compile(r"ssh: Could not resolve hostname (?P<host>[^:\s]+)(?P<slots>:\d+)?:")
 _DENIED = lazy_compile(r"(?:(?<![\w.\-])(?P<who>[\w.\-]+@[\w.\-]+): )?Permission denied \((?P<methods>[\w,\-]+)\)")
 _PDSH = lazy_compile(r"pdsh@(?P<launcher_host>[\w.\-]+): (?P<host>[\w.\-]+): ssh exited with exit code (?P<code>\d+)")
-_NOT_FOUND = lazy_compile(r"(?:bash|sh|zsh)(?:: line \d+)?: (?P<cmd>orted|prted|python3?|deepspeed|horovodrun|torchrun)"
-                        r": (?:command )?not found")
+# a shell's own wording ("bash: line 1: orted: command not found"), or an MPI daemon's name alone at the start of the
+# line as an indented paste or tcsh prints it ("  orted: command not found", "orted: Command not found.": users list
+# 2008/04/5431, held-out batch NS)
+_NOT_FOUND = lazy_compile(r"(?:(?:bash|sh|zsh)(?:: line \d+)?: |^\s*(?=(?:orted|prted):))"
+                          r"(?P<cmd>orted|prted|python3?|deepspeed|horovodrun|torchrun): (?:[Cc]ommand )?not found")
 _PREFIX = lazy_compile(r"^\s*(?P<host>[A-Za-z0-9][\w.\-]*): ")
 _OUTCOMES = (("refused", "refused"), ("timed out", "timeout"), ("no route", "unreachable"),
              ("network is unreachable", "unreachable"), ("reset", "reset"))
@@ -44,7 +47,7 @@ class RemoteShell(LineProbe):
     name = "remote_shell"
     yields = ("net.connect_error", "net.resolve_error", "launch.remote_error")
     triggers = ("ssh: connect to host", "ssh: Could not resolve hostname", "Permission denied (", "Host key verification failed",
-                "ssh exited with exit code", "command not found", ": not found")
+                "ssh exited with exit code", "command not found", "Command not found", ": not found")
 
     def feed(self, line_no: int, line: str) -> None:
         if (m := _CONNECT.search(line)):
