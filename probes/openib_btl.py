@@ -2,8 +2,8 @@
 
 An asynchronous event of the HCA comes as a help text, its event on a line of its own; a failed work completion
 as one line from handle_wc, whose status is libibverbs' (IBV_WC_RETRY_EXC_ERR is status number 12, "RETRY
-EXCEEDED ERROR"; the receiver-not-ready one is 13): the two read here. Old releases wrap the handle_wc line after "to:", so the
-status is read from the line that holds it.
+EXCEEDED ERROR"; the receiver-not-ready one is 13): the two read here. Old releases wrap the handle_wc line after
+"to:", so the status is read from the line that holds it.
 
 Sample input:
     The OpenFabrics stack has reported a network error event.  Open MPI

@@ -27,13 +27,10 @@ from doctor.probing.regex import lazy_compile
 _RANK_ZERO_OF_ONE = lazy_compile(r"(?i)(?:\b(?:rank|process(?:or)?|proc|task|worker|I am)\s*[:#=]?\s*|^\s*)0\s+(?:of|out of)\s+1\b(?![.\d])"
                                  r"|\bsize\s*[:=]\s*1\s*,?\s*rank\s*[:=]\s*0\b")
 
-
 # a shell prompt before a command ("[user@host dir]$ ./hello", "user@host:~$ mpirun ...", "$ ./hello", "% ./hello"): the
 # lines after it are another program's output. Two one-process runs one after the other are no fault (devel list
 # 2013/09/12842, held-out batch NR: a C and a Fortran hello world, each "I am 0 of 1", run in turn at a prompt).
 _PROMPT = lazy_compile(r"^\s*(?:\[[^\]\n]+\][$#%]|[\w.\-]+@[\w.\-]+\S*[$#%>]|[$%])\s")
-
-
 PROMPT_WORDS = ("]$ ", "]# ", "]% ", "~$ ", "~# ", "$ ./", "$ mpirun", "$ mpiexec", "$ srun", "$ python", "% ./",
                 "# ./", "# mpirun")
 ZERO_OF_ONE_WORDS = ("0 of", "0  of", "0 out of", "RANK: 0", "rank: 0", "Rank: 0", "rank=0", "RANK=0")
