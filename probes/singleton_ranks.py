@@ -23,9 +23,10 @@ from doctor.probing.contract import LineProbe
 from doctor.probing.regex import lazy_compile
 
 # the wordings of hello-worlds and solvers: "process 0 of 1", "task 0 of 1", "rank 0 out of 1 processors", "I am 0 of
-# 1", MPICH's examples' "0 of 1:  Hello world!" at the start of a line, "SIZE: 1 RANK: 0"
-_RANK_ZERO_OF_ONE = lazy_compile(r"(?i)(?:\b(?:rank|process(?:or)?|proc|task|worker|I am)\s*[:#=]?\s*|^\s*)0\s+(?:of|out of)\s+1\b(?![.\d])"
-                                 r"|\bsize\s*[:=]\s*1\s*,?\s*rank\s*[:=]\s*0\b")
+# 1", MPICH's examples' "0 of 1:  Hello world!" at the start of a line (with its colon: "0 of 1 pods ready" and the
+# like are progress counters), "SIZE: 1 RANK: 0"
+_RANK_ZERO_OF_ONE = lazy_compile(r"(?i)\b(?:rank|process(?:or)?|proc|task|worker|I am)\s*[:#=]?\s*0\s+(?:of|out of)\s+1\b(?![.\d])"
+                                 r"|^\s*0\s+of\s+1:|\bsize\s*[:=]\s*1\s*,?\s*rank\s*[:=]\s*0\b")
 
 # a shell prompt before a command ("[user@host dir]$ ./hello", "user@host:~$ mpirun ...", "$ ./hello", "% ./hello"): the
 # lines after it are another program's output. Two one-process runs one after the other are no fault (devel list

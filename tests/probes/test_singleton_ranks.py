@@ -23,7 +23,8 @@ def test_one_process_alone_is_not_a_fault() -> None:
 
 def test_ranks_of_a_larger_world_and_other_counts_are_not_read() -> None:
     text = ("Hello, World! I am process 0 of 10 on n1.\nHello, World! I am process 0 of 2 on n1.\n"
-            "Epoch 0 of 1\nEpoch 0 of 1\nrank 0 of 1.5\nrank 0 of 1.5\n")
+            "Epoch 0 of 1\nEpoch 0 of 1\nrank 0 of 1.5\nrank 0 of 1.5\n"
+            "0 of 1 updated replicas are available...\n0 of 1 updated replicas are available...\n")
     assert _singletons(text) == []
 
 
