@@ -31,6 +31,8 @@ _RANK_ZERO_OF_ONE = lazy_compile(r"(?i)\b(?:rank|process(?:or)?|proc|task|worker
 # a shell prompt before a command ("[user@host dir]$ ./hello", "user@host:~$ mpirun ...", "$ ./hello", "% ./hello"): the
 # lines after it are another program's output. Two one-process runs one after the other are no fault (devel list
 # 2013/09/12842, held-out batch NR: a C and a Fortran hello world, each "I am 0 of 1", run in turn at a prompt).
+# Looser than the prompts of doctor/probing/hosts.py, which must name a host: here any command line's start will do,
+# the archive's masked "[jsquyres_at_savbu-usnic-a mpi]$" and a bare "$ " included.
 _PROMPT = lazy_compile(r"^\s*(?:\[[^\]\n]+\][$#%]|[\w.\-]+@[\w.\-]+\S*[$#%>]|[$%])\s")
 PROMPT_WORDS = ("]$ ", "]# ", "]% ", "~$ ", "~# ", "$ ./", "$ mpirun", "$ mpiexec", "$ srun", "$ python", "% ./",
                 "# ./", "# mpirun")
