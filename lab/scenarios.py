@@ -23,6 +23,10 @@ What happens with torch 2.13 (gloo, CPU), as recorded; these shape the labels:
   127.0.1.1: the peer gets "Connection refused, remote=[127.0.1.1]" in
   connectFullMesh while rank 0 waits 30 s (gloo's fixed connect timeout,
   not the process-group timeout) for "Connect timeout [none]".
+* ``--master-addr localhost`` on two nodes: on the worker it dials its own
+  loopback and times out ("trying to connect to (localhost, 29500)"); on the
+  master it is harmless, the store listens on every interface and a worker
+  given the master's address joins (torchrun-master-localhost-netns trains).
 * Without TORCH_DISTRIBUTED_DEBUG, a skipped collective is a plain gloo
   "Timed out waiting ...ms for recv operation"; with DETAIL it is the
   "Detected mismatch between collectives on ranks" report.
@@ -228,6 +232,21 @@ SCENARIOS: list[Scenario] = [
                    "--master-addr", "{addr0}", "--master-port", "{port}", "--rdzv-conf", "timeout=8")
                    + WORKER[1:] + T, {}, 0),),
              nodes=2, also_acceptable=("port_blocked",), expect=(JOINED.format("1/2"), TORCHRUN)),
+    Scenario("torchrun-worker-master-localhost-netns", "master_addr_wrong", "init_timeout",
+             "torchrun --nnodes 2 (static rendezvous) on two nodes; node1's command says --master-addr localhost "
+             "(copied from a one-node run), node0's its own address: node1's agent dials its own loopback, where "
+             "no store listens, and node0's waits for it.",
+             tuple(Proc(f"node{n}.log", LAUNCHER + ("--nnodes", "2", "--node-rank", str(n), "--nproc-per-node", "1",
+                        "--master-addr", addr, "--master-port", "{port}", "--rdzv-conf", "timeout=8")
+                        + WORKER[1:] + T, {}, n) for n, addr in enumerate(("{addr0}", "localhost"))),
+             nodes=2, expect=(JOINED.format("1/2"), r"trying to connect to \(localhost, 29500\)")),
+    Scenario("torchrun-master-localhost-netns", "healthy", "none",
+             "torchrun --nnodes 2 (static rendezvous) on two nodes; node0, the master, says --master-addr localhost, "
+             "node1 node0's address.",
+             tuple(Proc(f"node{n}.log", LAUNCHER + ("--nnodes", "2", "--node-rank", str(n), "--nproc-per-node", "1",
+                        "--master-addr", addr, "--master-port", "{port}", "--rdzv-conf", "timeout=8")
+                        + WORKER[1:] + T, {}, n) for n, addr in enumerate(("localhost", "{addr0}"))),
+             nodes=2, expect=(r"done",)),
     Scenario("torchrun-c10d-rdzv-timeout-netns", "rank_config_error", "init_timeout",
              "torchrun --nnodes 2 --rdzv-backend c10d (join_timeout=8) is started on node0 only; "
              "the rendezvous never completes.",

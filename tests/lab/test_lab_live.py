@@ -105,6 +105,21 @@ def test_second_nic_in_the_subnet_takes_the_route(tmp_path: Path) -> None:
     check_doctor(out, tmp_path)
 
 
+@pytest.mark.netns
+@pytest.mark.needs("netns")
+def test_localhost_as_master_address_fails_only_on_the_worker(tmp_path: Path) -> None:
+    """torch 2.13's static rendezvous on two nodes: the worker told `--master-addr localhost` dials its own loopback
+    and times out (doctor: master_addr_wrong); the master told localhost serves the store on every interface, and
+    a worker given the master's address joins it: the job trains. So a loopback master address in a multi-node
+    command is wrong only on a node that is not the master (why pytorch#76367's two commands stay unread)."""
+    worker = run_live("torchrun-worker-master-localhost-netns", tmp_path)
+    assert "while trying to connect to (localhost, 29500)" in (worker / "node1.log").read_text()
+    check_doctor(worker, tmp_path)
+    master = run_live("torchrun-master-localhost-netns", tmp_path)
+    for node, rank in (("node0.log", 0), ("node1.log", 1)):
+        assert f"[rank{rank}]" in (text := (master / node).read_text()) and text.rstrip().endswith("done")
+
+
 def needs_library(name: str) -> pytest.MarkDecorator:
     """Skip, with lab.record's own reason, where the scenario's library (kept off the shared venv) is not installed."""
     try:
