@@ -25,9 +25,12 @@ _ASSIGN = lazy_compile(r"(?:^|[\s;'\"(,{])(?:export\s+|set\s+)?" + _NAME + r"\s*
 # "no algorithm/protocol available for function ..." when one was forced: "NCCL_ALGO was set to NVLS."
 _NCCL_ECHO = lazy_compile(r"\b" + _NAME + r" (?:was )?set (?:by environment )?(?:to )(?P<value>\S+?)\.?(?:\s|$)")
 _NCCL_ECHO_BARE = lazy_compile(r"\b" + _NAME + r" set by environ")
-# aws-ofi-nccl applying its platform defaults to the environment ("NET/OFI Adding NCCL_PROTO=simple to environment"):
-# a setting the network plugin chose for the provider, not one the user forced
-_PLUGIN_SET = lazy_compile(r"NET/OFI Adding " + _NAME + r"=(?P<value>\S*) to environment")
+# aws-ofi-nccl applying its platform defaults to the environment ("NET/OFI Adding NCCL_PROTO=simple to environment";
+# 1.13's wording: "NET/OFI Setting NCCL_PROTO to \"simple\"", AWS's BioNeMo guidance log, held-out batch OC): a setting
+# the network plugin chose for the provider, not one the user forced
+_PLUGIN_NAME2 = _NAME.replace("?P<name>", "?P<name2>")
+_PLUGIN_SET = lazy_compile(r"NET/OFI (?:Adding " + _NAME + r"=(?P<value>\S*) to environment"
+                           r"|Setting " + _PLUGIN_NAME2 + r"(?: environment variable)? to \"?(?P<value2>[^\"\s]*))")
 _YAML_NAME = lazy_compile(r"-\s*name:\s*[\"']?" + _NAME + r"[\"']?\s*$")
 _YAML_VALUE = lazy_compile(r"^\s*value:\s*[\"']?(?P<value>[^\"']*)[\"']?\s*$")
 # advice, not a setting: PyTorch's OOM message ends "try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"
@@ -59,9 +62,10 @@ class EnvVars(LineProbe):
         if m:
             self.pending = (line_no, line, m["name"])
             return
-        if "NET/OFI Adding" in line and (m := _PLUGIN_SET.search(line)):
-            self._emit(line_no, line, m["name"], m["value"], "plugin")
-            self.plugin_set.add((m["name"], m["value"]))
+        if "NET/OFI " in line and (m := _PLUGIN_SET.search(line)):
+            name, value = (m["name"], m["value"]) if m["name"] else (m["name2"], m["value2"])
+            self._emit(line_no, line, name, value, "plugin")
+            self.plugin_set.add((name, value))
             return
         echoed = False
         for m in _NCCL_ECHO.finditer(line):
