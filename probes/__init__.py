@@ -63,6 +63,7 @@ from probes.rdma_registration import RdmaRegistration
 from probes.rdma_qp_setup import RdmaQpSetup
 from probes.openib_btl import OpenibBtl
 from probes.singleton_ranks import SingletonRankLines
+from probes.mpi_components import MpiComponents
 from probes.nccl_inspector import NcclInspector
 from probes.nccl_ras import NcclRasJson, NcclRasText
 from probes.nccl_comm_ranks import NcclCommRanks
@@ -113,6 +114,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     RdmaRegistration,   # ibv_reg_mr failures as UCX, NVSHMEM and perftest word them
     RdmaQpSetup,        # queue-pair RTR / GID failures as perftest and Mooncake word them
     OpenibBtl,          # Open MPI's openib BTL: HCA events (IBV_EVENT_PORT_ERR), failed work completions (status 12)
+    MpiComponents,      # Open MPI plugins that cannot load for an undefined symbol (another build's components)
     RdmaAbsent,         # ibstatus found no RDMA device in the OS
     CudaErrors,         # CUDA errors, NVRM/Xid faults, DataLoader bus errors
     DcgmDiag,           # dcgmi diag: the tests that failed a GPU

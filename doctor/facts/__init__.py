@@ -45,7 +45,8 @@ from doctor.facts.topo import (CollectiveBench, NvlinkState, P2pCopyCorrupted, P
                                TopoNic, TopoSummary)
 from doctor.facts.train import SlowRank, TrainSteps
 from doctor.facts.train import TrainSlowdown
-from doctor.facts.launchers import (CollectiveStall, Hostfile, HostfileIgnored, MpiCudaSupport, RankAnnounce, RankDuplicate,
+from doctor.facts.launchers import (CollectiveStall, Hostfile, HostfileIgnored, MpiComponentUnloadable, MpiCudaSupport,
+                                    RankAnnounce, RankDuplicate,
                                     RankBeyondWorld, RanksMissing, RanksRegistered, RemoteLaunchError, TaskUnregistered,
                                     WorkerExit)
 from doctor.facts.measure import (BandwidthSample, BenchExpectation, BenchVerdict, CollectiveSize, CudaApiShare, GpuIdle,
@@ -83,6 +84,7 @@ _ALL: tuple[type[Fact], ...] = (
     TrainSteps, SlowRank, TrainSlowdown,
     # other launchers and libraries (Horovod, TensorFlow, DeepSpeed, Lightning, accelerate, MPI)
     CollectiveStall, RemoteLaunchError, WorkerExit, RankAnnounce, RankDuplicate, Hostfile, HostfileIgnored, MpiCudaSupport,
+    MpiComponentUnloadable,
     RanksRegistered, RanksMissing, RankBeyondWorld, TaskUnregistered,
     # benchmarks, profiles, expectations and verdicts
     BenchExpectation, BandwidthSample, LatencySample, CollectiveSize, KernelShare, GpuIdle, CudaApiShare, BenchVerdict,

@@ -131,6 +131,16 @@ class MpiCudaSupport(Fact):
 
 
 @fact
+class MpiComponentUnloadable(Fact):
+    """An Open MPI plugin (mca_<framework>_<component>.so) the loader could not open for a symbol it lacks: a plugin
+    of another Open MPI build beside this one (one release installed over another), or a broken build."""
+
+    KIND = "mpi.component_unloadable"
+    component: str = ""            # mca_ess_slurmd
+    symbol: str = ""               # the undefined symbol, '' when the line was wrapped before it
+
+
+@fact
 class TaskUnregistered(Fact):
     """A task of a TensorFlow or JAX job started its gRPC server but its log never shows its coordination agent
     connecting to the coordination service (task 0), to the log's end; the task running task 0's service is not one."""
