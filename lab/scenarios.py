@@ -140,6 +140,14 @@ T = ("--timeout", "6")
 DEBUG_LOGS = {"TORCH_DISTRIBUTED_DEBUG": "DETAIL", "TORCH_CPP_LOG_LEVEL": "INFO"}
 LONG_JOB = ("--steps", "8", "--step-sleep", "1", "--timeout", "8")
 
+
+def torchrun_nodes(master_addrs: tuple[str, ...]) -> tuple[Proc, ...]:
+    """`torchrun --nnodes N` (static rendezvous) on node0..nodeN-1, one lab.worker each, node n told master_addrs[n]."""
+    return tuple(Proc(f"node{n}.log", LAUNCHER + ("--nnodes", str(len(master_addrs)), "--node-rank", str(n),
+                      "--nproc-per-node", "1", "--master-addr", addr, "--master-port", "{port}", "--rdzv-conf",
+                      "timeout=8") + WORKER[1:] + T, {}, n) for n, addr in enumerate(master_addrs))
+
+
 # Patterns of the key lines (regexes, each matched against single log lines).
 DONE = r"\[rank{}\] .* done$"
 STORE_TIMEOUT = r"DistNetworkError: The client socket has timed out after \d+ms while trying to connect"
@@ -236,16 +244,12 @@ SCENARIOS: list[Scenario] = [
              "torchrun --nnodes 2 (static rendezvous) on two nodes; node1's command says --master-addr localhost "
              "(copied from a one-node run), node0's its own address: node1's agent dials its own loopback, where "
              "no store listens, and node0's waits for it.",
-             tuple(Proc(f"node{n}.log", LAUNCHER + ("--nnodes", "2", "--node-rank", str(n), "--nproc-per-node", "1",
-                        "--master-addr", addr, "--master-port", "{port}", "--rdzv-conf", "timeout=8")
-                        + WORKER[1:] + T, {}, n) for n, addr in enumerate(("{addr0}", "localhost"))),
+             torchrun_nodes(("{addr0}", "localhost")),
              nodes=2, expect=(JOINED.format("1/2"), r"trying to connect to \(localhost, 29500\)")),
     Scenario("torchrun-master-localhost-netns", "healthy", "none",
              "torchrun --nnodes 2 (static rendezvous) on two nodes; node0, the master, says --master-addr localhost, "
              "node1 node0's address.",
-             tuple(Proc(f"node{n}.log", LAUNCHER + ("--nnodes", "2", "--node-rank", str(n), "--nproc-per-node", "1",
-                        "--master-addr", addr, "--master-port", "{port}", "--rdzv-conf", "timeout=8")
-                        + WORKER[1:] + T, {}, n) for n, addr in enumerate(("localhost", "{addr0}"))),
+             torchrun_nodes(("localhost", "{addr0}")),
              nodes=2, expect=(r"done",)),
     Scenario("torchrun-c10d-rdzv-timeout-netns", "rank_config_error", "init_timeout",
              "torchrun --nnodes 2 --rdzv-backend c10d (join_timeout=8) is started on node0 only; "
