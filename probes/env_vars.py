@@ -28,9 +28,8 @@ _NCCL_ECHO_BARE = lazy_compile(r"\b" + _NAME + r" set by environ")
 # aws-ofi-nccl applying its platform defaults to the environment ("NET/OFI Adding NCCL_PROTO=simple to environment";
 # 1.13's wording: "NET/OFI Setting NCCL_PROTO to \"simple\"", AWS's BioNeMo guidance log, held-out batch OC): a setting
 # the network plugin chose for the provider, not one the user forced
-_PLUGIN_NAME2 = _NAME.replace("?P<name>", "?P<name2>")
-_PLUGIN_SET = lazy_compile(r"NET/OFI (?:Adding " + _NAME + r"=(?P<value>\S*) to environment"
-                           r"|Setting " + _PLUGIN_NAME2 + r"(?: environment variable)? to \"?(?P<value2>[^\"\s]*))")
+_PLUGIN_SET = (lazy_compile(r"NET/OFI Adding " + _NAME + r"=(?P<value>\S*) to environment"),
+               lazy_compile(r"NET/OFI Setting " + _NAME + r"(?: environment variable)? to \"?(?P<value>[^\"\s]*)"))
 _YAML_NAME = lazy_compile(r"-\s*name:\s*[\"']?" + _NAME + r"[\"']?\s*$")
 _YAML_VALUE = lazy_compile(r"^\s*value:\s*[\"']?(?P<value>[^\"']*)[\"']?\s*$")
 # advice, not a setting: PyTorch's OOM message ends "try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"
@@ -62,10 +61,9 @@ class EnvVars(LineProbe):
         if m:
             self.pending = (line_no, line, m["name"])
             return
-        if "NET/OFI " in line and (m := _PLUGIN_SET.search(line)):
-            name, value = (m["name"], m["value"]) if m["name"] else (m["name2"], m["value2"])
-            self._emit(line_no, line, name, value, "plugin")
-            self.plugin_set.add((name, value))
+        if "NET/OFI " in line and (m := _plugin_setting(line)):
+            self._emit(line_no, line, m["name"], m["value"], "plugin")
+            self.plugin_set.add((m["name"], m["value"]))
             return
         echoed = False
         for m in _NCCL_ECHO.finditer(line):
@@ -90,3 +88,8 @@ class EnvVars(LineProbe):
         if SECRET.search(name):
             value = "<redacted>"
         self.ctx.emit(EnvVar, n, line, name=name, value=value, source=source)
+
+
+def _plugin_setting(line: str) -> re.Match[str] | None:
+    """aws-ofi-nccl putting one of its defaults into the environment, in either release's wording."""
+    return next((m for pattern in _PLUGIN_SET if (m := pattern.search(line))), None)

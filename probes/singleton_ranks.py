@@ -19,7 +19,7 @@ Sample input:
 from __future__ import annotations
 
 from doctor.facts.launch import SingletonRanks
-from doctor.probing.contract import LineProbe
+from doctor.probing.contract import LineProbe, ParseContext
 from doctor.probing.regex import lazy_compile
 
 # the wordings of hello-worlds and solvers: "process 0 of 1", "task 0 of 1", "rank 0 out of 1 processors", "I am 0 of
@@ -46,7 +46,7 @@ class SingletonRankLines(LineProbe):
     # a window around its first trigger (tests/test_hostile_inputs.py)
     triggers = ZERO_OF_ONE_WORDS + PROMPT_WORDS
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
         self.first: tuple[int, str] | None = None
         self.count = 0
