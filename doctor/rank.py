@@ -113,7 +113,8 @@ def _guess(cause: str, causes: dict[str, dict], probability: float, seen: CaseVi
     evidence = ([Evidence(sign.origin.source, sign.origin.line, sign.origin.text, f"{note}; no rule points at this cause")]
                 if sign and sign.origin.source and (seen.sign or seen.symptom) else [])
     if_failed = guesses_if_failed(seen)
-    title = "if the job did fail" if if_failed else f"possible for {(seen.sign or seen.symptom or '').replace('_', ' ')}"
+    shown_as = (seen.sign or seen.symptom or "").replace("_", " ")
+    title = "if the job did fail" if if_failed else f"possible for {shown_as}" if shown_as else "also possible"
     return Diagnosis(cause=cause, title=f"{title}: {entry.get('title', cause)}",
                      confidence=round(probability, 3), rules=[], evidence=evidence,
                      fix_summary=entry.get("fix", ""), fix_steps=[], next_checks=checks, if_failed=if_failed)

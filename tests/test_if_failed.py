@@ -60,3 +60,19 @@ def test_the_tui_and_markdown_say_the_same_guesses() -> None:
     first = report.if_failed[0]
     assert f"{first.cause} {first.confidence:.0%}" in nothing_found(report)
     assert f"{first.cause} ({first.confidence:.0%})" in markdown(report).replace("\\_", "_")
+
+
+# A real case (julia MPI.jl#899): four copies each print "rank 0 out of 1"; RANK016 reads a launcher/library mismatch,
+# the thread's answer was Ubuntu 24.04's broken MPICH package (known_software_bug). Nothing in the input is a failure.
+READ_NO_FAILURE = REPO / "fixtures" / "cases" / "known-bug-mpi-jl-899-ubuntu-24-04-mpich-package-rank-0-out-of-1" / "input"
+
+
+def test_a_cause_read_from_an_input_that_shows_no_failure_is_followed_by_the_alternatives() -> None:
+    """Before, the report held RANK016's cause and nothing else, so when the rule was wrong the right cause was not
+    ranked at all; now the guesses "if it failed" follow it, small, under it, and titled as alternatives."""
+    report = diagnose_files([str(READ_NO_FAILURE)])
+    first, *rest = report.diagnoses
+    assert first.cause == "rank_config_error" and first.rules == ["RANK016"]
+    assert rest and len(rest) <= 3 and all(not d.rules and d.confidence < first.confidence for d in rest)
+    assert "known_software_bug" in [d.cause for d in rest[:2]]
+    assert all(d.title.startswith("also possible: ") for d in rest), [d.title for d in rest]
