@@ -45,3 +45,14 @@ def test_other_hccl_errors_are_not_read_as_these() -> None:
             "[EnvConfig]get host ip fail by socket Ifname. name[lo] ip[127.10.0.1%lo]\n"
             "ExceptionType:[Notify Wait Timeout], Possible Reason:1. Process has exited")
     assert parse_lines(Hccl, text) == []
+
+
+def test_ei0005_arguments_inconsistent_between_ranks_is_a_mismatch() -> None:
+    [m] = facts("desync-hccl-faultdiag-ei0005-parameter-count-mismatch", "collective.mismatch")
+    assert m.op == "" and "parameter count, local end 16512, remote end 8320" in m.origin.text
+
+
+def test_parameter_conflict_of_the_two_ends_is_one_mismatch_naming_the_local_op() -> None:
+    """Three lines (tag, cmdType, op each fail the check): one mismatch, the first, which names the local collective."""
+    [m] = facts("desync-hccl-faultdiag-ei0005-cmd-tag-allgather-vs-allreduce", "collective.mismatch")
+    assert m.op == "AllGather" and m.origin.line == 1
