@@ -91,6 +91,7 @@ from probes.perftest import Perftest
 from probes.osu_benchmarks import OsuBenchmarks
 from probes.pyspy_dump import PySpyJson, PySpyText
 from probes.python_shm import PythonShmObjects
+from probes.inference_shm import InferenceServerShm
 from probes.ray_version import RayVersions
 from probes.ucx_version import UcxVersions
 from probes.rdma_link import RdmaLink
@@ -157,6 +158,7 @@ LINE_PROBES: tuple[type[LineProbe], ...] = (
     UcxVersions,        # UCX: built for a newer UCP API than the libucp loaded; a peer's address from another release
     ShmLines,           # df / ls -ld / mount lines for /dev/shm
     PythonShmObjects,   # Python's /dev/shm segments and semaphores found gone ('/psm_*' opened, '/mp-*' at exit)
+    InferenceServerShm, # Triton's server unable to open the shared-memory region its client made
     TensorCopies,       # a tensor printed on one GPU, then zeros on another: a peer copy that lost its data
     IommuLines,         # kernel command line and boot log: IOMMU translating or passthrough
     PcieKernelLines,    # kernel: "available PCIe bandwidth, limited by ..."

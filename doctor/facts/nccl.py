@@ -37,7 +37,7 @@ class CallFailed(Fact):
     """A system or library call failed. errno is symbolic (ENOSPC, EACCES, ENOMEM, ETIMEDOUT, ENODEV...)."""
 
     KIND = "sys.call_failed"
-    call: str = ""                 # shm_open | shm_alloc | shm_attach | ibv_reg_mr | ibv_modify_qp | ibv_create_qp | connect | dlopen
+    call: str = ""                 # shm_open | shm_alloc | shm_attach | shm_region_open | ibv_reg_mr | ibv_modify_qp | ibv_create_qp | connect | dlopen
     errno: str = ""
     resource: str = ""             # /dev/shm, the HCA, the library
     gid_index: int = -1            # for ibv_modify_qp on RoCE
