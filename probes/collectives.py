@@ -49,6 +49,10 @@ _PEER = lazy_compile(r"(?P<why>Connection closed by peer|Connection reset by pee
 _MPI_ERROR_IN = lazy_compile(r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
 _MPI_COLLECTIVE = lazy_compile(r"MPI_I?(?:Bcast|Reduce|Allreduce|Gatherv?|Scatterv?|Allgatherv?|Alltoall[vw]?"
                                r"|Reduce_scatter(?:_block)?|Scan|Exscan)$")
+# a receive, or the completion of a nonblocking one: only receives truncate, so these name one too
+_MPI_RECEIVE = lazy_compile(r"MPI_(?:Recv|Irecv|Mrecv|Imrecv|Sendrecv(?:_replace)?|Wait(?:all|any|some)?|Test(?:all|any|some)?)$")
+# Boost.MPI's exception text: the call and the error on one line ("what():  MPI_Recv: MPI_ERR_TRUNCATE: ...")
+_MPI_CALL_TRUNCATED = lazy_compile(r"\b(?P<call>MPI_\w+): MPI_ERR_TRUNCATE\b")
 
 
 class Collectives(LineProbe):
@@ -97,13 +101,20 @@ class Collectives(LineProbe):
     def _mpi_truncated(self, line_no: int, line: str) -> bool:
         """MPI's error handler: "*** An error occurred in MPI_Bcast", then "*** MPI_ERR_TRUNCATE: message truncated".
         A collective that received more than its buffer holds: the ranks passed counts or types that do not match, or
-        one rank's earlier call was matched with another's later one (users list 2007/4133, 2011/15256, 2015/26610)."""
+        one rank's earlier call was matched with another's later one (users list 2007/4133, 2011/15256, 2015/26610).
+        The same after a receive (MPI_Recv, or MPI_Wait completing an MPI_Irecv): a message larger than the buffer
+        posted for it, the sender and the receiver disagreeing on its size, or a wildcard receive matching another
+        message than the one meant (users 2009/9422; Open MPI's developers in devel 2006/1190 and users 2010/12871)."""
         if "An error occurred in MPI_" in line and (m := _MPI_ERROR_IN.search(line)):
-            self.mpi_call = (line_no, m["call"] if _MPI_COLLECTIVE.match(m["call"]) else "")
+            call = m["call"]
+            self.mpi_call = (line_no, call if _MPI_COLLECTIVE.match(call) or _MPI_RECEIVE.match(call) else "")
             return True
         if "MPI_ERR_TRUNCATE" in line and self.mpi_call[1] and line_no - self.mpi_call[0] <= 3:
             self.ctx.emit(CollectiveMismatch, line_no, line, op=self.mpi_call[1], seq=-1)
             self.mpi_call = (0, "")
+            return True
+        if (m := _MPI_CALL_TRUNCATED.search(line)) and (_MPI_COLLECTIVE.match(m["call"]) or _MPI_RECEIVE.match(m["call"])):
+            self.ctx.emit(CollectiveMismatch, line_no, line, op=m["call"], seq=-1)
             return True
         return False
 
