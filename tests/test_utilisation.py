@@ -49,7 +49,11 @@ def test_logs_become_per_gpu_facts_and_a_hint() -> None:
     facts = [f for f in report.facts if isinstance(f, GpuUtilisation)]
     assert sorted((f.origin.source.rsplit("/", 1)[-1], f.gpu) for f in facts) == [
         ("compute-bound-4gpu.csv", g) for g in range(4)] + [("input-bound-2gpu.txt", 0), ("input-bound-2gpu.txt", 1)]
-    assert [d.cause for d in report.diagnoses] == ["dataloader_bottleneck"]
+    read, *alternatives = report.diagnoses
+    assert read.cause == "dataloader_bottleneck" and read.rules
+    # the input shows no failure, so the only cause a rule reads is followed by the usual others, small and unread
+    # (doctor/judgement/model.py guess_symptom): none of them a rule's, each below the read one
+    assert all(not d.rules and d.confidence < read.confidence for d in alternatives) and len(alternatives) <= 3
     # a hint: utilisation alone does not convict. PERF008 is written at 0.3 and no case fits it; the fitted bias of
     # dataloader_bottleneck (cases where a trace, a profiler table or a step log convicts it) lifts it to about even
     # odds (0.58 with the weights of 565 cases, 0.65 with 1377), still short of what a convicting sign gives the
