@@ -24,6 +24,10 @@ FAILURE_KINDS = frozenset({
     "nccl.error", "nccl.warn", "sys.call_failed", "net.ifname_error", "cuda.error", "gpu.fault", "p2p.copy_corrupted",
     "worker.bus_error", "net.bind_error", "launch.config_error", "launch.remote_error", "trace.frame",
     "nccl.init_unfinished",
+    # not a symptom but a failure's evidence: a peer's connection reset. After the record of success it is the store's
+    # server (rank 0) gone first, read by the other ranks' heartbeat monitors ("recvValue failed ... Connection reset
+    # by peer", "maybe TCPStore server has shut down too early"): teardown order, no peer lost mid-run
+    "collective.peer_lost",
 })
 
 

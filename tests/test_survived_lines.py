@@ -29,6 +29,9 @@ FAILURE = CASES / "shm-sglang-docs-5" / "input"
     "healthy-mlperf-v50-dell-xe7740-h200nvl-retinanet-proxy-close-warn",      # KX
     "healthy-mlperf-v30-quanta-d74h-resnet-failed-ib-devices-list",           # init-time lines, not written from
     "healthy-mlperf-v11-gigabyte-g492id0-minigo-hcoll-init-failed",           # the same
+    # a heartbeat monitor's "recvValue failed ... Connection reset by peer" after run_stop: COLL006 read a lost peer
+    # at 0.88 until collective.peer_lost was set aside too (held-out batch OS, written from it)
+    "healthy-mlperf50-supermicro-b200-bert-heartbeat-reset-by-peer-at-exit",
 ])
 def test_a_run_that_records_its_success_is_healthy(case: str) -> None:
     report = diagnose_files([str(CASES / case / "input")])
