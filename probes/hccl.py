@@ -13,9 +13,8 @@ Each becomes the fact the NCCL and c10d readers emit for the same thing: a port 
 a named interface that does not exist (net.ifname_error), a peer whose process is gone (collective.peer_lost), and the
 two ends of a link that issued different collectives or arguments (collective.mismatch): HCCL checks tag, command,
 op, count and data type of both ends when it links them, and the guide's EI0005 says to look for the ranks that
-issued different operators. The
-wordings are HCCL's fault-diagnosis guide's (hicann/hccl, docs/zh/user_guide/fault_diagnosis) and Ascend/pytorch's
-troubleshooting cases (held-out batch LZ).
+issued different operators. The wordings are HCCL's fault-diagnosis guide's (hicann/hccl,
+docs/zh/user_guide/fault_diagnosis) and Ascend/pytorch's troubleshooting cases (held-out batch LZ).
 """
 from __future__ import annotations
 
@@ -29,8 +28,8 @@ _LISTEN_FAILED = lazy_compile(r"listen on ip\[(?P<host>[^\]%]+)(?:%[^\]]*)?\] an
 _ALREADY_BOUND = lazy_compile(r"The IP address (?P<host>\S+) and port (?P<port>\d+) have already been bound")
 _IFNAME_MISSING = lazy_compile(r"set ifname to \[(?P<ifname>[^\]]*)\] by HCCL_SOCKET_IFNAME, but not found")
 # EI0005, the screen's summary ("parameter count, local end 16512, remote end 8320") and the log's check of both ends
-_INCONSISTENT = lazy_compile(r"arguments for collective communication are inconsistent between ranks:\s*(?P<what>[^,]*)")
-_CONFLICT = lazy_compile(r"\[ParameterConflict\]CMD information (?P<what>\w+) check fail\. local\[(?P<local>[A-Za-z]*)")
+_INCONSISTENT = lazy_compile(r"arguments for collective communication are inconsistent between ranks")
+_CONFLICT = lazy_compile(r"\[ParameterConflict\]CMD information \w+ check fail\. local\[(?P<local>[A-Za-z]*)")
 _HEARTBEAT_LOST = lazy_compile(r"Cluster Exception Location\[IP/ID\]:\[(?P<peer>[^\]]+)\].*ExceptionType:\[Heartbeat Lost Occurred\]")
 
 
@@ -42,7 +41,7 @@ class Hccl(LineProbe):
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__(ctx)
-        self.conflicts = 0       # one mismatch per input: every field HCCL compares fails on its own line
+        self.mismatch_read = False   # one mismatch per input: every field HCCL compares fails on its own line
 
     def feed(self, line_no: int, line: str) -> None:
         if (m := _LISTEN_FAILED.search(line) or _ALREADY_BOUND.search(line)):
@@ -51,7 +50,6 @@ class Hccl(LineProbe):
             self.ctx.emit(IfnameError, line_no, line, ifname=m["ifname"], transport="hccl")
         elif (m := _HEARTBEAT_LOST.search(line)):
             self.ctx.emit(PeerLost, line_no, line, peer=m["peer"], reason="exited")
-        elif (m := _INCONSISTENT.search(line) or _CONFLICT.search(line)) and not self.conflicts:
-            self.conflicts += 1
-            op = m.groupdict().get("local") or ""
-            self.ctx.emit(CollectiveMismatch, line_no, line, op=op, seq=-1)
+        elif not self.mismatch_read and (m := _INCONSISTENT.search(line) or _CONFLICT.search(line)):
+            self.mismatch_read = True
+            self.ctx.emit(CollectiveMismatch, line_no, line, op=m.groupdict().get("local") or "", seq=-1)

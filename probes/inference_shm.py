@@ -16,7 +16,7 @@ from doctor.facts.nccl import CallFailed
 from doctor.probing.contract import LineProbe
 from doctor.probing.regex import lazy_compile
 
-_REGION_NOT_OPENED = lazy_compile(r"Unable to open shared memory region: '(?P<key>[^']*)'")
+_REGION_NOT_OPENED = lazy_compile(r"Unable to open shared memory region: '[^']*'")
 
 
 class InferenceServerShm(LineProbe):
