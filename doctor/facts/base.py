@@ -1,7 +1,7 @@
 """The fact contract: a frozen, typed record of one observation, with where it came from."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import FrozenInstanceError, dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
 
 
@@ -27,20 +27,32 @@ F = TypeVar("F", bound="Fact")
 
 
 def fact(cls: type[F]) -> type[F]:
-    """The decorator of every fact class: a frozen, keyword-only, slotted dataclass whose equality,
-    hash and repr are Fact's own. dataclass() would write those three for each of the ~120 classes
-    too, compiling source each time: a third of what importing the schema costs every command."""
-    return dataclass(frozen=True, kw_only=True, slots=True, eq=False, repr=False)(cls)
+    """The decorator of every fact class: a keyword-only, slotted dataclass whose equality, hash, repr
+    and immutability are Fact's own. dataclass() would write those for each of the ~180 classes too,
+    compiling source each time: frozen=True alone doubled what importing the schema costs every command."""
+    return dataclass(kw_only=True, slots=True, eq=False, repr=False)(cls)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True, eq=False, repr=False)
+@dataclass(kw_only=True, slots=True, eq=False, repr=False)
 class Fact:
-    """Base of every fact. Subclasses (declared with @fact) set KIND and add typed fields with defaults."""
+    """Base of every fact. Subclasses (declared with @fact) set KIND and add typed fields with defaults.
+    Immutable once made: each field is set once, by __init__ (or by unpickling), and never again."""
 
     KIND: ClassVar[str] = ""
     node: str = ""            # host name (or the input's node label when the log has none)
     rank: int = -1            # global rank, -1 when unknown
     origin: Origin = field(default=NO_ORIGIN, compare=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            object.__getattribute__(self, name)
+        except AttributeError:              # a slot not set yet: __init__ (or unpickling) filling it in
+            object.__setattr__(self, name, value)
+            return
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __eq__(self, other: object) -> bool:
         """As dataclass equality: the same class and equal fields, origin aside."""

@@ -2,11 +2,11 @@
 node summaries of PCIe and RDMA ports (from the node probes' kinds, read by name)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from doctor.aggregate import aggregate
 from doctor.aggregate_cluster import busbw_check, ib_summary, node_skew, pcie_summary, slow_links, stragglers
 from doctor.facts import Fact, Origin
+from doctor.facts.base import fact
 from doctor.facts.cluster import BusBandwidth, ClusterRank, NodeInfo, PairBandwidth, RankTiming
 from doctor.facts.env import EnvVar, PackageVersion, ShmSize
 from doctor.facts.policy import PolicyMin
@@ -88,7 +88,7 @@ def test_busbw_against_policy_names_the_slow_link() -> None:
     assert check.limited_by == "n2's network link"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class TopoExpected(Fact):       # stands in for the node probes' topo.expected (not in this build)
     KIND = "topo.expected"
     a: str = ""
@@ -105,7 +105,7 @@ def test_busbw_against_topology_for_nccl() -> None:
     assert check.limited_by == "GPU0-mlx5_0 ib 400G on n0"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class PcieLink(Fact):           # stands in for the node probes' gpu.pcie
     KIND = "gpu.pcie"
     gpu: int = -1
@@ -113,7 +113,7 @@ class PcieLink(Fact):           # stands in for the node probes' gpu.pcie
     width: int = -1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@fact
 class IbPort(Fact):             # stands in for the node probes' ib.port
     KIND = "ib.port"
     state: str = ""
