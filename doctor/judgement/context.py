@@ -54,14 +54,13 @@ SYMPTOM_SIGNS: tuple[tuple[str, Test, str], ...] = (
     ("stack.process", _stuck_forming, "init_timeout"),
     ("nccl.error", _always, "nccl_error"),
     ("nccl.warn", _always, "nccl_error"),
-    ("sys.call_failed", lambda f: f.get("call") != "shm_region_open", "nccl_error"),
+    ("sys.call_failed", _always, "nccl_error"),
     ("net.ifname_error", _always, "init_timeout"),   # no usable socket interface: the job never forms (NCCL's own
     # error lines, read above, make it an nccl_error first)
     ("cuda.error", _always, "crash"),
     ("gpu.fault", _always, "crash"),
     ("p2p.copy_corrupted", _always, "crash"),   # a copy between GPUs arrived zeroed: wrong results, a failure
     ("worker.bus_error", _always, "crash"),
-    ("sys.call_failed", lambda f: f.get("call") == "shm_region_open", "crash"),   # an inference server's, no NCCL's
     ("net.bind_error", _always, "crash"),
     ("launch.config_error", _always, "crash"),
     ("launch.remote_error", _always, "crash"),   # the launcher could not start processes on a host (ssh, pdsh)
