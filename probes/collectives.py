@@ -47,10 +47,11 @@ _PEER = lazy_compile(r"(?P<why>Connection closed by peer|Connection reset by pee
 
 # MPI's error handler names the call that failed; only collectives read as a mismatch of the ranks' calls
 _MPI_ERROR_IN = lazy_compile(r"\*\*\* An error occurred in (?P<call>MPI_\w+)")
-_MPI_COLLECTIVE = lazy_compile(r"MPI_I?(?:Bcast|Reduce|Allreduce|Gatherv?|Scatterv?|Allgatherv?|Alltoall[vw]?"
-                               r"|Reduce_scatter(?:_block)?|Scan|Exscan)$")
-# a receive, or the completion of a nonblocking one: only receives truncate, so these name one too
-_MPI_RECEIVE = lazy_compile(r"MPI_(?:Recv|Irecv|Mrecv|Imrecv|Sendrecv(?:_replace)?|Wait(?:all|any|some)?|Test(?:all|any|some)?)$")
+# the calls that receive into a buffer: a collective, a receive, or the completion of a nonblocking one (only
+# receives truncate, so a Wait or Test that does names one)
+_MPI_RECEIVING = lazy_compile(r"MPI_(?:I?(?:Bcast|Reduce|Allreduce|Gatherv?|Scatterv?|Allgatherv?|Alltoall[vw]?"
+                              r"|Reduce_scatter(?:_block)?|Scan|Exscan)"
+                              r"|Recv|Irecv|Mrecv|Imrecv|Sendrecv(?:_replace)?|Wait(?:all|any|some)?|Test(?:all|any|some)?)$")
 # Boost.MPI's exception text: the call and the error on one line ("what():  MPI_Recv: MPI_ERR_TRUNCATE: ...")
 _MPI_CALL_TRUNCATED = lazy_compile(r"\b(?P<call>MPI_\w+): MPI_ERR_TRUNCATE\b")
 
@@ -106,14 +107,13 @@ class Collectives(LineProbe):
         posted for it, the sender and the receiver disagreeing on its size, or a wildcard receive matching another
         message than the one meant (users 2009/9422; Open MPI's developers in devel 2006/1190 and users 2010/12871)."""
         if "An error occurred in MPI_" in line and (m := _MPI_ERROR_IN.search(line)):
-            call = m["call"]
-            self.mpi_call = (line_no, call if _MPI_COLLECTIVE.match(call) or _MPI_RECEIVE.match(call) else "")
+            self.mpi_call = (line_no, m["call"] if _MPI_RECEIVING.match(m["call"]) else "")
             return True
         if "MPI_ERR_TRUNCATE" in line and self.mpi_call[1] and line_no - self.mpi_call[0] <= 3:
             self.ctx.emit(CollectiveMismatch, line_no, line, op=self.mpi_call[1], seq=-1)
             self.mpi_call = (0, "")
             return True
-        if (m := _MPI_CALL_TRUNCATED.search(line)) and (_MPI_COLLECTIVE.match(m["call"]) or _MPI_RECEIVE.match(m["call"])):
+        if "MPI_ERR_TRUNCATE" in line and (m := _MPI_CALL_TRUNCATED.search(line)) and _MPI_RECEIVING.match(m["call"]):
             self.ctx.emit(CollectiveMismatch, line_no, line, op=m["call"], seq=-1)
             return True
         return False
